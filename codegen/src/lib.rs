@@ -1,0 +1,74 @@
+//! Cuprum's compiler, as a normal library: a `#[kernel]` function's syn AST → a typed IR
+//! (`check`) → LLVM IR (`lower`) → PTX (`emit`), plus the same IR as host Rust for the CPU
+//! simulator (`sim`).
+//!
+//! The proc-macro crate is a thin shell over [`compile_kernel`]; everything here can be unit
+//! tested without `proc_macro`. Errors are `syn::Error`s at the user's spans, several combined
+//! into one.
+
+#![deny(missing_docs)]
+
+pub mod check;
+pub mod emit;
+pub mod ir;
+pub mod lower;
+pub mod options;
+pub mod target;
+pub mod ty;
+pub mod verify;
+pub mod walk;
+
+use inkwell::context::Context;
+
+pub use ir::Program;
+pub use options::KernelOptions;
+pub use target::Target;
+
+/// A compiled kernel.
+#[derive(Debug)]
+pub struct CompiledKernel {
+    /// The PTX entry name.
+    pub name: String,
+    /// The PTX text.
+    pub ptx: String,
+    /// The checked IR (parameters, runtime-check sites, shared allocations).
+    pub program: Program,
+    /// The target the PTX is for.
+    pub target: Target,
+}
+
+/// Checks, lowers and emits a kernel. `default_target` applies unless the kernel names one.
+pub fn compile_kernel(
+    item: &syn::ItemFn,
+    options: &KernelOptions,
+    default_target: &Target,
+) -> Result<CompiledKernel, syn::Error> {
+    let program = check::check_kernel(item, options)?;
+    if let Err(e) = verify::verify_program(&program) {
+        return Err(internal_error(&item.sig.ident, &e));
+    }
+    let name = item.sig.ident.to_string();
+    let target = options
+        .target
+        .clone()
+        .unwrap_or_else(|| default_target.clone());
+    let ctx = Context::create();
+    let module = lower::lower_program(&ctx, &program, options, &name);
+    let ptx = emit::emit_ptx(&module, &target).map_err(|e| internal_error(&item.sig.ident, &e))?;
+    Ok(CompiledKernel {
+        name,
+        ptx,
+        program,
+        target,
+    })
+}
+
+/// An error that is Cuprum's fault, not the user's.
+pub fn internal_error(at: &syn::Ident, message: &str) -> syn::Error {
+    syn::Error::new(
+        at.span(),
+        format!(
+            "internal error in Cuprum's compiler (please report it with this kernel): {message}"
+        ),
+    )
+}

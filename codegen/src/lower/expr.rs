@@ -1,0 +1,709 @@
+//! Lowering statements and expressions.
+
+use inkwell::values::{BasicValue, BasicValueEnum, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+
+use super::{ok, value_type, FnLower, LoopTargets, Slot};
+use crate::ir::{BinOp, Block, Expr, ExprKind, Pattern, Stmt, UnOp};
+use crate::ty::{Scalar, Ty};
+
+impl<'ctx> FnLower<'_, 'ctx> {
+    /// Lowers a block; returns its value.
+    pub(crate) fn block(&mut self, block: &Block) -> Option<BasicValueEnum<'ctx>> {
+        for s in &block.stmts {
+            match s {
+                Stmt::Let { pat, init } => {
+                    let v = self.expr(init);
+                    self.bind(pat, &init.ty, v);
+                }
+                Stmt::Expr(e) => {
+                    self.expr(e);
+                }
+            }
+        }
+        block.tail.as_ref().and_then(|t| self.expr(t))
+    }
+
+    fn bind(&mut self, pat: &Pattern, ty: &Ty, value: Option<BasicValueEnum<'ctx>>) {
+        match pat {
+            Pattern::Wild => {}
+            Pattern::Local(id) => {
+                let local = &self.ir.locals[*id];
+                if let Ty::Shared { .. } = local.ty {
+                    let ptr = value
+                        .expect("a shared array is its global's address")
+                        .into_pointer_value();
+                    self.slots[*id] = Slot::Shared(ptr);
+                    return;
+                }
+                match self.alloca(&local.ty, &local.name) {
+                    Some(slot) => {
+                        if let Some(v) = value {
+                            ok!(self.b.build_store(slot, v));
+                        }
+                        self.slots[*id] = Slot::Mem(slot);
+                    }
+                    None => self.slots[*id] = Slot::Nothing,
+                }
+            }
+            Pattern::Tuple(pats) => {
+                let Ty::Tuple(tys) = ty else {
+                    unreachable!("checked: tuple pattern on a tuple")
+                };
+                let mut field = 0;
+                for (p, t) in pats.iter().zip(tys) {
+                    let v = if value_type(self.ctx, t).is_some() {
+                        let agg = value.expect("tuple value").into_struct_value();
+                        let v = ok!(self.b.build_extract_value(agg, field, "elem"));
+                        field += 1;
+                        Some(v)
+                    } else {
+                        None
+                    };
+                    self.bind(p, t, v);
+                }
+            }
+        }
+    }
+
+    /// Lowers an expression; `None` for zero-sized results (and after diverging).
+    pub(crate) fn expr(&mut self, e: &Expr) -> Option<BasicValueEnum<'ctx>> {
+        match &e.kind {
+            ExprKind::Int(v) => {
+                let Ty::Scalar(s) = e.ty else {
+                    unreachable!("integer literal of type {}", e.ty)
+                };
+                Some(self.int_const(s, *v).into())
+            }
+            ExprKind::Float(v) => Some(match e.ty {
+                Ty::Scalar(Scalar::F32) => self.ctx.f32_type().const_float(*v as f32 as f64).into(),
+                _ => self.ctx.f64_type().const_float(*v).into(),
+            }),
+            ExprKind::Bool(v) => Some(self.ctx.bool_type().const_int(*v as u64, false).into()),
+            ExprKind::Unit => None,
+            ExprKind::Read(place) => self.read(place),
+            ExprKind::Len(place) => Some(self.len(place).into()),
+            ExprKind::Assign(place, value) => {
+                let v = self.expr(value);
+                if let Some(v) = v {
+                    self.write(place, v);
+                }
+                None
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                let r = self.expr(value).expect("operands are scalars");
+                let ptr = self.place_ptr(place);
+                let l = self.load_scalar(ptr, &place.ty);
+                let Ty::Scalar(s) = place.ty else {
+                    unreachable!("compound assignment on a scalar")
+                };
+                let v = self.binary(*op, s, &value.ty, l, r, None);
+                self.store_scalar(ptr, &place.ty, v);
+                None
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.expr(x)?;
+                let Ty::Scalar(s) = x.ty else {
+                    unreachable!("unary operand is a scalar")
+                };
+                Some(match (op, s.is_float()) {
+                    (UnOp::Neg, true) => {
+                        ok!(self.b.build_float_neg(v.into_float_value(), "neg")).into()
+                    }
+                    (UnOp::Neg, false) => {
+                        ok!(self.b.build_int_neg(v.into_int_value(), "neg")).into()
+                    }
+                    (UnOp::Not, _) => ok!(self.b.build_not(v.into_int_value(), "not")).into(),
+                })
+            }
+            ExprKind::Binary(op, l, r, site) => {
+                let lv = self.expr(l)?;
+                let rv = self.expr(r)?;
+                let Ty::Scalar(s) = l.ty else {
+                    unreachable!("binary operand is a scalar")
+                };
+                Some(self.binary(*op, s, &r.ty, lv, rv, *site))
+            }
+            ExprKind::And(l, r) | ExprKind::Or(l, r) => {
+                let is_and = matches!(e.kind, ExprKind::And(..));
+                let lv = self.expr(l)?.into_int_value();
+                let from = self.b.get_insert_block().expect("positioned");
+                let rhs_bb = self.block_named("logic_rhs");
+                let merge = self.block_named("logic_end");
+                if is_and {
+                    ok!(self.b.build_conditional_branch(lv, rhs_bb, merge));
+                } else {
+                    ok!(self.b.build_conditional_branch(lv, merge, rhs_bb));
+                }
+                self.b.position_at_end(rhs_bb);
+                let rv = self.expr(r);
+                let rhs_end = self.b.get_insert_block().expect("positioned");
+                let rhs_open = self.is_open();
+                if rhs_open {
+                    ok!(self.b.build_unconditional_branch(merge));
+                }
+                self.b.position_at_end(merge);
+                let phi = ok!(self.b.build_phi(self.ctx.bool_type(), "logic"));
+                let short = self.ctx.bool_type().const_int(!is_and as u64, false);
+                phi.add_incoming(&[(&short, from)]);
+                if let (true, Some(rv)) = (rhs_open, rv) {
+                    phi.add_incoming(&[(&rv, rhs_end)]);
+                }
+                Some(phi.as_basic_value())
+            }
+            ExprKind::Cast(x) => {
+                let v = self.expr(x)?;
+                let (Ty::Scalar(from), Ty::Scalar(to)) = (&x.ty, &e.ty) else {
+                    unreachable!("casts are between scalars")
+                };
+                Some(self.cast(v, *from, *to))
+            }
+            ExprKind::Tuple(xs) => {
+                let t = value_type(self.ctx, &e.ty)?.into_struct_type();
+                let mut agg = t.get_undef();
+                let mut field = 0;
+                for x in xs {
+                    if let Some(v) = self.expr(x) {
+                        agg = ok!(self.b.build_insert_value(agg, v, field, "tuple"))
+                            .into_struct_value();
+                        field += 1;
+                    }
+                }
+                Some(agg.into())
+            }
+            ExprKind::Array(xs) => {
+                let t = value_type(self.ctx, &e.ty)?.into_array_type();
+                let mut agg = t.get_undef();
+                for (i, x) in xs.iter().enumerate() {
+                    let v = self.expr(x)?;
+                    agg = ok!(self.b.build_insert_value(agg, v, i as u32, "array"))
+                        .into_array_value();
+                }
+                Some(agg.into())
+            }
+            ExprKind::Repeat(x, n) => {
+                let v = self.expr(x)?;
+                let t = value_type(self.ctx, &e.ty)?.into_array_type();
+                let mut agg = t.get_undef();
+                for i in 0..*n {
+                    agg = ok!(self.b.build_insert_value(agg, v, i as u32, "repeat"))
+                        .into_array_value();
+                }
+                Some(agg.into())
+            }
+            ExprKind::Field(x, idx) => {
+                let v = self.expr(x)?;
+                Some(ok!(self.b.build_extract_value(
+                    v.into_struct_value(),
+                    *idx,
+                    "field"
+                )))
+            }
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, &e.ty),
+            ExprKind::Call(..) => {
+                unreachable!("device function calls arrive with the device-function issue")
+            }
+            ExprKind::If(c, then, els) => self.if_expr(c, then, els.as_ref(), &e.ty),
+            ExprKind::Loop(id, body) => {
+                let result = self.alloca(&e.ty, "loop_value");
+                let body_bb = self.block_named("loop");
+                let exit = self.block_named("loop_end");
+                self.loops[*id] = Some(LoopTargets {
+                    break_to: exit,
+                    continue_to: body_bb,
+                    result,
+                });
+                ok!(self.b.build_unconditional_branch(body_bb));
+                self.b.position_at_end(body_bb);
+                self.block(body);
+                if self.is_open() {
+                    ok!(self.b.build_unconditional_branch(body_bb));
+                }
+                self.b.position_at_end(exit);
+                if matches!(e.ty, Ty::Never) {
+                    ok!(self.b.build_unreachable());
+                    self.start_dead_block();
+                    return None;
+                }
+                result.map(|p| {
+                    ok!(self
+                        .b
+                        .build_load(value_type(self.ctx, &e.ty).unwrap(), p, "loop_value"))
+                })
+            }
+            ExprKind::While(id, cond, body) => {
+                let cond_bb = self.block_named("while_cond");
+                let body_bb = self.block_named("while_body");
+                let exit = self.block_named("while_end");
+                self.loops[*id] = Some(LoopTargets {
+                    break_to: exit,
+                    continue_to: cond_bb,
+                    result: None,
+                });
+                ok!(self.b.build_unconditional_branch(cond_bb));
+                self.b.position_at_end(cond_bb);
+                let c = self.expr(cond).expect("bool").into_int_value();
+                ok!(self.b.build_conditional_branch(c, body_bb, exit));
+                self.b.position_at_end(body_bb);
+                self.block(body);
+                if self.is_open() {
+                    ok!(self.b.build_unconditional_branch(cond_bb));
+                }
+                self.b.position_at_end(exit);
+                None
+            }
+            ExprKind::For {
+                id,
+                var,
+                start,
+                end,
+                inclusive,
+                step,
+                body,
+            } => {
+                self.for_loop(
+                    *id,
+                    *var,
+                    start,
+                    end,
+                    *inclusive,
+                    step.as_ref().map(|(s, site)| (&**s, *site)),
+                    body,
+                );
+                None
+            }
+            ExprKind::Break(id, value) => {
+                let target = self.loops[*id].expect("break inside its loop");
+                if let Some(v) = value.as_ref().and_then(|v| self.expr(v)) {
+                    if let Some(slot) = target.result {
+                        ok!(self.b.build_store(slot, v));
+                    }
+                }
+                if self.is_open() {
+                    ok!(self.b.build_unconditional_branch(target.break_to));
+                }
+                self.start_dead_block();
+                None
+            }
+            ExprKind::Continue(id) => {
+                let target = self.loops[*id].expect("continue inside its loop");
+                ok!(self.b.build_unconditional_branch(target.continue_to));
+                self.start_dead_block();
+                None
+            }
+            ExprKind::Return(value) => {
+                let v = value.as_ref().and_then(|v| self.expr(v));
+                if self.is_open() {
+                    match v {
+                        Some(v) => ok!(self.b.build_return(Some(&v))),
+                        None => ok!(self.b.build_return(None)),
+                    };
+                }
+                self.start_dead_block();
+                None
+            }
+            ExprKind::Block(b) => self.block(b),
+        }
+    }
+
+    /// An integer constant of scalar type `s` (two's complement, truncated to its width).
+    pub(crate) fn int_const(&self, s: Scalar, v: i128) -> IntValue<'ctx> {
+        let t = super::scalar_type(self.ctx, s).into_int_type();
+        let width = t.get_bit_width();
+        let bits = if width >= 64 {
+            v as u64
+        } else {
+            (v as u64) & ((1u64 << width) - 1)
+        };
+        t.const_int(bits, false)
+    }
+
+    fn if_expr(
+        &mut self,
+        c: &Expr,
+        then: &Block,
+        els: Option<&Block>,
+        ty: &Ty,
+    ) -> Option<BasicValueEnum<'ctx>> {
+        let cond = self.expr(c)?.into_int_value();
+        let then_bb = self.block_named("then");
+        let else_bb = self.block_named("else");
+        let merge = self.block_named("endif");
+        let result = if els.is_some() {
+            self.alloca(ty, "if_value")
+        } else {
+            None
+        };
+        ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
+        self.b.position_at_end(then_bb);
+        let tv = self.block(then);
+        if self.is_open() {
+            if let (Some(slot), Some(v)) = (result, tv) {
+                ok!(self.b.build_store(slot, v));
+            }
+            ok!(self.b.build_unconditional_branch(merge));
+        }
+        self.b.position_at_end(else_bb);
+        if let Some(els) = els {
+            let ev = self.block(els);
+            if let (Some(slot), Some(v)) = (result, ev) {
+                if self.is_open() {
+                    ok!(self.b.build_store(slot, v));
+                }
+            }
+        }
+        if self.is_open() {
+            ok!(self.b.build_unconditional_branch(merge));
+        }
+        self.b.position_at_end(merge);
+        if matches!(ty, Ty::Never) {
+            ok!(self.b.build_unreachable());
+            self.start_dead_block();
+            return None;
+        }
+        result.map(|p| {
+            ok!(self
+                .b
+                .build_load(value_type(self.ctx, ty).unwrap(), p, "if_value"))
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop(
+        &mut self,
+        id: usize,
+        var: usize,
+        start: &Expr,
+        end: &Expr,
+        inclusive: bool,
+        step: Option<(&Expr, Option<u32>)>,
+        body: &Block,
+    ) {
+        let Ty::Scalar(s) = start.ty else {
+            unreachable!("for ranges are over integers")
+        };
+        let Some(sv) = self.expr(start) else { return };
+        let Some(ev) = self.expr(end) else { return };
+        let (sv, ev) = (sv.into_int_value(), ev.into_int_value());
+        let int_t = sv.get_type();
+        let step_v = step.map(|(st, site)| {
+            let raw = self.expr(st).expect("usize").into_int_value();
+            if let Some(site) = site {
+                let zero = self.ctx.i64_type().const_zero();
+                let bad = ok!(self
+                    .b
+                    .build_int_compare(IntPredicate::EQ, raw, zero, "step_zero"));
+                self.check(bad, site, zero, zero);
+            }
+            // A step wider than the loop variable's range ends the loop after one iteration.
+            let width = int_t.get_bit_width();
+            if width < 64 {
+                let max = self
+                    .ctx
+                    .i64_type()
+                    .const_int(u64::MAX >> (64 - width), false);
+                let too_big =
+                    ok!(self
+                        .b
+                        .build_int_compare(IntPredicate::UGT, raw, max, "step_big"));
+                let clamped =
+                    ok!(self.b.build_select(too_big, max, raw, "step_clamped")).into_int_value();
+                ok!(self.b.build_int_truncate(clamped, int_t, "step"))
+            } else {
+                raw
+            }
+        });
+        let signed = s.is_signed();
+        let (lt, le) = if signed {
+            (IntPredicate::SLT, IntPredicate::SLE)
+        } else {
+            (IntPredicate::ULT, IntPredicate::ULE)
+        };
+        let slot = self
+            .alloca(&start.ty, &self.ir.locals[var].name)
+            .expect("integer loop variable");
+        self.slots[var] = Slot::Mem(slot);
+        ok!(self.b.build_store(slot, sv));
+        let body_bb = self.block_named("for_body");
+        let latch = self.block_named("for_next");
+        let exit = self.block_named("for_end");
+        self.loops[id] = Some(LoopTargets {
+            break_to: exit,
+            continue_to: latch,
+            result: None,
+        });
+        let enter =
+            ok!(self
+                .b
+                .build_int_compare(if inclusive { le } else { lt }, sv, ev, "for_enter"));
+        ok!(self.b.build_conditional_branch(enter, body_bb, exit));
+
+        self.b.position_at_end(body_bb);
+        self.block(body);
+        if self.is_open() {
+            ok!(self.b.build_unconditional_branch(latch));
+        }
+
+        self.b.position_at_end(latch);
+        let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
+        let (next, go_on) = match step_v {
+            None if !inclusive => {
+                let next = if signed {
+                    ok!(self
+                        .b
+                        .build_int_nsw_add(i, int_t.const_int(1, false), "i_next"))
+                } else {
+                    ok!(self
+                        .b
+                        .build_int_nuw_add(i, int_t.const_int(1, false), "i_next"))
+                };
+                let go = ok!(self.b.build_int_compare(lt, next, ev, "for_cond"));
+                (next, go)
+            }
+            None => {
+                let go = ok!(self
+                    .b
+                    .build_int_compare(IntPredicate::NE, i, ev, "for_cond"));
+                let next = ok!(self.b.build_int_add(i, int_t.const_int(1, false), "i_next"));
+                (next, go)
+            }
+            Some(st) => {
+                // The distance left, as an unsigned number: never overflows because i <= end.
+                let rest = ok!(self.b.build_int_sub(ev, i, "rest"));
+                let pred = if inclusive {
+                    IntPredicate::UGE
+                } else {
+                    IntPredicate::UGT
+                };
+                let go = ok!(self.b.build_int_compare(pred, rest, st, "for_cond"));
+                let next = ok!(self.b.build_int_add(i, st, "i_next"));
+                (next, go)
+            }
+        };
+        let store_bb = self.block_named("for_step");
+        ok!(self.b.build_conditional_branch(go_on, store_bb, exit));
+        self.b.position_at_end(store_bb);
+        ok!(self.b.build_store(slot, next));
+        ok!(self.b.build_unconditional_branch(body_bb));
+        self.b.position_at_end(exit);
+    }
+
+    /// `l op r` on scalars of type `s` (`r_ty` differs from `s` only for shifts).
+    pub(crate) fn binary(
+        &mut self,
+        op: BinOp,
+        s: Scalar,
+        r_ty: &Ty,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        site: Option<u32>,
+    ) -> BasicValueEnum<'ctx> {
+        if s.is_float() {
+            return self.float_binary(op, l, r);
+        }
+        let (l, r) = (l.into_int_value(), r.into_int_value());
+        let signed = s.is_signed();
+        let b = &self.b;
+        let v: BasicValueEnum = match op {
+            BinOp::Add => ok!(b.build_int_add(l, r, "add")).into(),
+            BinOp::Sub => ok!(b.build_int_sub(l, r, "sub")).into(),
+            BinOp::Mul => ok!(b.build_int_mul(l, r, "mul")).into(),
+            BinOp::Div | BinOp::Rem => return self.int_division(op, signed, l, r, site),
+            BinOp::BitAnd => ok!(b.build_and(l, r, "and")).into(),
+            BinOp::BitOr => ok!(b.build_or(l, r, "or")).into(),
+            BinOp::BitXor => ok!(b.build_xor(l, r, "xor")).into(),
+            BinOp::Shl | BinOp::Shr => {
+                // Rust (release) masks the shift amount to the width; LLVM would make it poison.
+                let Ty::Scalar(rs) = r_ty else {
+                    unreachable!("shift amount is an integer")
+                };
+                let t = l.get_type();
+                let amount = self.cast(r.into(), *rs, s).into_int_value();
+                let mask = t.const_int(t.get_bit_width() as u64 - 1, false);
+                let amount = ok!(self.b.build_and(amount, mask, "shamt"));
+                match op {
+                    BinOp::Shl => ok!(self.b.build_left_shift(l, amount, "shl")).into(),
+                    _ => ok!(self.b.build_right_shift(l, amount, signed, "shr")).into(),
+                }
+            }
+            _ => {
+                let pred = match (op, signed) {
+                    (BinOp::Eq, _) => IntPredicate::EQ,
+                    (BinOp::Ne, _) => IntPredicate::NE,
+                    (BinOp::Lt, true) => IntPredicate::SLT,
+                    (BinOp::Lt, false) => IntPredicate::ULT,
+                    (BinOp::Le, true) => IntPredicate::SLE,
+                    (BinOp::Le, false) => IntPredicate::ULE,
+                    (BinOp::Gt, true) => IntPredicate::SGT,
+                    (BinOp::Gt, false) => IntPredicate::UGT,
+                    (BinOp::Ge, true) => IntPredicate::SGE,
+                    (BinOp::Ge, false) => IntPredicate::UGE,
+                    _ => unreachable!("arithmetic handled above"),
+                };
+                ok!(b.build_int_compare(pred, l, r, "cmp")).into()
+            }
+        };
+        v
+    }
+
+    /// `/` and `%` on integers: a zero divisor fails the check; `MIN / -1` wraps like
+    /// Rust's `wrapping_div` instead of being undefined.
+    fn int_division(
+        &mut self,
+        op: BinOp,
+        signed: bool,
+        l: IntValue<'ctx>,
+        r: IntValue<'ctx>,
+        site: Option<u32>,
+    ) -> BasicValueEnum<'ctx> {
+        let t = l.get_type();
+        if let Some(site) = site {
+            let bad =
+                ok!(self
+                    .b
+                    .build_int_compare(IntPredicate::EQ, r, t.const_zero(), "div_zero"));
+            let zero = self.ctx.i64_type().const_zero();
+            self.check(bad, site, zero, zero);
+        }
+        let is_rem = op == BinOp::Rem;
+        if !signed {
+            return if is_rem {
+                ok!(self.b.build_int_unsigned_rem(l, r, "rem"))
+            } else {
+                ok!(self.b.build_int_unsigned_div(l, r, "div"))
+            }
+            .into();
+        }
+        if r.is_const() && r.get_sign_extended_constant() != Some(-1) {
+            return if is_rem {
+                ok!(self.b.build_int_signed_rem(l, r, "rem"))
+            } else {
+                ok!(self.b.build_int_signed_div(l, r, "div"))
+            }
+            .into();
+        }
+        let minus_one = t.const_all_ones();
+        let is_m1 = ok!(self
+            .b
+            .build_int_compare(IntPredicate::EQ, r, minus_one, "div_m1"));
+        let safe_r = ok!(self
+            .b
+            .build_select(is_m1, t.const_int(1, false), r, "div_rhs"))
+        .into_int_value();
+        if is_rem {
+            let v = ok!(self.b.build_int_signed_rem(l, safe_r, "rem"));
+            ok!(self.b.build_select(is_m1, t.const_zero(), v, "rem"))
+        } else {
+            let v = ok!(self.b.build_int_signed_div(l, safe_r, "div"));
+            let neg = ok!(self.b.build_int_neg(l, "neg"));
+            ok!(self.b.build_select(is_m1, neg, v, "div"))
+        }
+    }
+
+    fn float_binary(
+        &mut self,
+        op: BinOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+    ) -> BasicValueEnum<'ctx> {
+        let (l, r) = (l.into_float_value(), r.into_float_value());
+        let b = &self.b;
+        let v: BasicValueEnum = match op {
+            BinOp::Add => ok!(b.build_float_add(l, r, "fadd")).into(),
+            BinOp::Sub => ok!(b.build_float_sub(l, r, "fsub")).into(),
+            BinOp::Mul => ok!(b.build_float_mul(l, r, "fmul")).into(),
+            BinOp::Div => ok!(b.build_float_div(l, r, "fdiv")).into(),
+            BinOp::Rem => ok!(b.build_float_rem(l, r, "frem")).into(),
+            _ => {
+                let pred = match op {
+                    BinOp::Eq => FloatPredicate::OEQ,
+                    BinOp::Ne => FloatPredicate::UNE,
+                    BinOp::Lt => FloatPredicate::OLT,
+                    BinOp::Le => FloatPredicate::OLE,
+                    BinOp::Gt => FloatPredicate::OGT,
+                    BinOp::Ge => FloatPredicate::OGE,
+                    _ => unreachable!("bit operations are not defined on floats"),
+                };
+                return ok!(b.build_float_compare(pred, l, r, "fcmp")).into();
+            }
+        };
+        self.float_flags(v);
+        v
+    }
+
+    /// Marks a float instruction with the kernel's fast-math flags: contraction into FMA
+    /// always (as nvcc does by default), everything else only under `fastmath`.
+    pub(crate) fn float_flags(&self, v: BasicValueEnum<'ctx>) {
+        use inkwell::values::FastMathFlags;
+        if let Some(inst) = v.as_instruction_value() {
+            let flags = if self.options.fastmath {
+                FastMathFlags::all()
+            } else {
+                FastMathFlags::AllowContract
+            };
+            let _ = inst.set_fast_math_flags(flags);
+        }
+    }
+
+    /// `v as to`, with Rust's semantics (float → int saturates, NaN → 0).
+    pub(crate) fn cast(
+        &mut self,
+        v: BasicValueEnum<'ctx>,
+        from: Scalar,
+        to: Scalar,
+    ) -> BasicValueEnum<'ctx> {
+        if from == to {
+            return v;
+        }
+        let to_t = super::scalar_type(self.ctx, to);
+        let b = &self.b;
+        match (from.is_float(), to.is_float()) {
+            (false, false) => {
+                let v = v.into_int_value();
+                let to_t = to_t.into_int_type();
+                let (fw, tw) = (v.get_type().get_bit_width(), to_t.get_bit_width());
+                if tw < fw {
+                    ok!(b.build_int_truncate(v, to_t, "trunc")).into()
+                } else if tw > fw {
+                    if from.is_signed() {
+                        ok!(b.build_int_s_extend(v, to_t, "sext")).into()
+                    } else {
+                        ok!(b.build_int_z_extend(v, to_t, "zext")).into()
+                    }
+                } else {
+                    v.into()
+                }
+            }
+            (false, true) => {
+                let v = v.into_int_value();
+                let to_t = to_t.into_float_type();
+                if from.is_signed() {
+                    ok!(b.build_signed_int_to_float(v, to_t, "sitofp")).into()
+                } else {
+                    ok!(b.build_unsigned_int_to_float(v, to_t, "uitofp")).into()
+                }
+            }
+            (true, false) => {
+                let name = if to.is_signed() {
+                    "llvm.fptosi.sat"
+                } else {
+                    "llvm.fptoui.sat"
+                };
+                let f = super::builtin::intrinsic(self.module, name, &[to_t, v.get_type()]);
+                ok!(self.b.build_call(f, &[v.into()], "fptoi"))
+                    .try_as_basic_value()
+                    .basic()
+                    .expect("value")
+            }
+            (true, true) => {
+                let v = v.into_float_value();
+                let to_t = to_t.into_float_type();
+                if to == Scalar::F64 {
+                    ok!(b.build_float_ext(v, to_t, "fpext")).into()
+                } else {
+                    ok!(b.build_float_trunc(v, to_t, "fptrunc")).into()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! `lower`: the typed IR → an LLVM module for the NVPTX backend.
+//!
+//! Every local lives in an `alloca` (mem2reg makes registers of them); slice parameters are a
+//! `ptr addrspace(1)` plus an `i64` length; shared arrays are `addrspace(3)` globals. A failed
+//! runtime check calls `__cuprum_panic`, which records the failure for the host and ends the
+//! thread with PTX `exit` (not `trap`, so the context stays usable).
+
+mod builtin;
+mod expr;
+mod place;
+
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+
+use crate::ir::{Function, LocalId, Program};
+use crate::options::KernelOptions;
+use crate::ty::{Scalar, Ty};
+
+/// PTX's `ptx_kernel` calling convention (LLVM's `CallingConv::PTX_Kernel`).
+const PTX_KERNEL_CC: u32 = 71;
+/// Global memory.
+pub(crate) const GLOBAL: u16 = 1;
+/// Shared memory.
+pub(crate) const SHARED: u16 = 3;
+
+/// The name of the cold function that records a failed check.
+pub const PANIC_FN: &str = "__cuprum_panic";
+
+/// Unwraps a builder result: these fail only when the lowering itself is wrong.
+macro_rules! ok {
+    ($e:expr) => {
+        $e.expect("cuprum internal error: invalid LLVM builder call")
+    };
+}
+pub(crate) use ok;
+
+/// Lowers a checked program into a new module of `ctx`.
+pub fn lower_program<'ctx>(
+    ctx: &'ctx Context,
+    program: &Program,
+    options: &KernelOptions,
+    entry_name: &str,
+) -> Module<'ctx> {
+    let module = ctx.create_module(entry_name);
+    let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
+    let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
+    let mut lower = FnLower::new(
+        ctx,
+        &module,
+        program,
+        &program.kernel,
+        kernel,
+        options,
+        panic_fn,
+    );
+    lower.kernel_body(entry_name);
+    module
+}
+
+/// How a local is held.
+#[derive(Clone, Copy)]
+pub(crate) enum Slot<'ctx> {
+    /// In an alloca.
+    Mem(PointerValue<'ctx>),
+    /// A slice parameter.
+    Slice {
+        ptr: PointerValue<'ctx>,
+        len: IntValue<'ctx>,
+    },
+    /// A shared-memory array (a global in address space 3).
+    Shared(PointerValue<'ctx>),
+    /// A zero-sized value.
+    Nothing,
+}
+
+/// Where `break` and `continue` of one loop go.
+#[derive(Clone, Copy)]
+pub(crate) struct LoopTargets<'ctx> {
+    pub break_to: BasicBlock<'ctx>,
+    pub continue_to: BasicBlock<'ctx>,
+    pub result: Option<PointerValue<'ctx>>,
+}
+
+/// Lowers one function.
+pub(crate) struct FnLower<'a, 'ctx> {
+    pub ctx: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub b: Builder<'ctx>,
+    pub func: FunctionValue<'ctx>,
+    pub ir: &'a Function,
+    pub program: &'a Program,
+    pub options: &'a KernelOptions,
+    pub slots: Vec<Slot<'ctx>>,
+    pub loops: Vec<Option<LoopTargets<'ctx>>>,
+    pub panic_fn: Option<FunctionValue<'ctx>>,
+    /// The kernel's panic-record parameter (checked kernels only).
+    pub panic_arg: Option<PointerValue<'ctx>>,
+    /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
+    pub kernel_tag: u32,
+    entry: BasicBlock<'ctx>,
+}
+
+/// FNV-1a, 32 bits: the tag a kernel writes into its panic record.
+pub fn kernel_tag(name: &str) -> u32 {
+    name.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    })
+}
+
+fn declare_kernel<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    f: &Function,
+    options: &KernelOptions,
+    name: &str,
+) -> FunctionValue<'ctx> {
+    let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
+    let global_ptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
+    for &p in &f.params {
+        match &f.locals[p].ty {
+            Ty::Slice { .. } => {
+                params.push(global_ptr.into());
+                params.push(ctx.i64_type().into());
+            }
+            Ty::Scalar(s) => params.push(param_scalar_type(ctx, *s).into()),
+            other => unreachable!("kernel parameter of type {other}"),
+        }
+    }
+    if options.checked {
+        params.push(global_ptr.into());
+    }
+    let fn_ty = ctx.void_type().fn_type(&params, false);
+    let func = module.add_function(name, fn_ty, None);
+    func.set_call_conventions(PTX_KERNEL_CC);
+    if options.checked {
+        add_param_attr(ctx, func, params.len() as u32 - 1, "align", 8);
+    }
+    let mut index = 0u32;
+    for &p in &f.params {
+        if let Ty::Slice { elem, mutable } = &f.locals[p].ty {
+            add_param_attr(ctx, func, index, "noalias", 0);
+            if !mutable {
+                add_param_attr(ctx, func, index, "readonly", 0);
+            }
+            add_param_attr(ctx, func, index, "align", elem.bytes() as u64);
+            add_param_attr(ctx, func, index, "nocapture", 0);
+            index += 2;
+        } else {
+            index += 1;
+        }
+    }
+    if let Some(n) = options.max_threads {
+        func.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("nvvm.maxntid", &n.to_string()),
+        );
+    }
+    if let Some(n) = options.min_blocks {
+        func.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("nvvm.minctasm", &n.to_string()),
+        );
+    }
+    func
+}
+
+fn add_param_attr(ctx: &Context, func: FunctionValue, index: u32, name: &str, value: u64) {
+    let kind = Attribute::get_named_enum_kind_id(name);
+    if kind != 0 {
+        func.add_attribute(
+            AttributeLoc::Param(index),
+            ctx.create_enum_attribute(kind, value),
+        );
+    }
+}
+
+/// The PTX parameter type of a scalar: `bool` travels as a byte.
+fn param_scalar_type(ctx: &Context, s: Scalar) -> BasicTypeEnum<'_> {
+    match s {
+        Scalar::Bool => ctx.i8_type().into(),
+        other => scalar_type(ctx, other),
+    }
+}
+
+/// The register type of a scalar.
+pub(crate) fn scalar_type(ctx: &Context, s: Scalar) -> BasicTypeEnum<'_> {
+    match s {
+        Scalar::Bool => ctx.bool_type().into(),
+        Scalar::I8 | Scalar::U8 => ctx.i8_type().into(),
+        Scalar::I16 | Scalar::U16 => ctx.i16_type().into(),
+        Scalar::I32 | Scalar::U32 => ctx.i32_type().into(),
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize => ctx.i64_type().into(),
+        Scalar::F32 => ctx.f32_type().into(),
+        Scalar::F64 => ctx.f64_type().into(),
+    }
+}
+
+/// The in-memory type of a scalar in global or shared memory (`bool` is a byte there).
+pub(crate) fn memory_scalar_type(ctx: &Context, s: Scalar) -> BasicTypeEnum<'_> {
+    param_scalar_type(ctx, s)
+}
+
+/// The LLVM type of a value of type `ty`, or `None` for zero-sized types.
+pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeEnum<'ctx>> {
+    match ty {
+        Ty::Unit | Ty::Never => None,
+        Ty::Scalar(s) => Some(scalar_type(ctx, *s)),
+        Ty::Array(t, n) => Some(value_type(ctx, t)?.array_type(*n as u32).into()),
+        Ty::Tuple(ts) => {
+            let fields: Vec<BasicTypeEnum> = ts.iter().filter_map(|t| value_type(ctx, t)).collect();
+            Some(ctx.struct_type(&fields, false).into())
+        }
+        Ty::Dim3 => {
+            let i32t = ctx.i32_type().into();
+            Some(ctx.struct_type(&[i32t, i32t, i32t], false).into())
+        }
+        Ty::Shared { .. } | Ty::Slice { .. } => None,
+        Ty::Var(_) | Ty::Error => unreachable!("unresolved type reached lowering"),
+    }
+}
+
+/// The type of a shared array's global: `[R x [C x T]]`, `[N x T]` or `[0 x T]`.
+pub(crate) fn shared_global_type<'ctx>(
+    ctx: &'ctx Context,
+    elem: Scalar,
+    dims: &[u64],
+) -> BasicTypeEnum<'ctx> {
+    let mut t = memory_scalar_type(ctx, elem);
+    if dims.is_empty() {
+        return t.array_type(0).into();
+    }
+    for &d in dims.iter().rev() {
+        t = t.array_type(d as u32).into();
+    }
+    t
+}
+
+/// `void __cuprum_panic(ptr addrspace(1) record, i32 tag, i32 site, i64 index, i64 len)`:
+/// the first failing thread of a launch fills the host-visible record; every failing thread
+/// then exits.
+///
+/// Record layout (device memory): `u32 claimed`, `u32 pad`, `u64 host_record`. The host record
+/// (mapped host memory) is `u32 state (2 = complete)`, `u32 tag`, `u32 site`, `u32 pad`,
+/// `u64 index`, `u64 len`, `u32 block[3]`, `u32 thread[3]`.
+fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> FunctionValue<'ctx> {
+    let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
+    let gptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
+    let fn_ty = ctx.void_type().fn_type(
+        &[
+            gptr.into(),
+            i32t.into(),
+            i32t.into(),
+            i64t.into(),
+            i64t.into(),
+        ],
+        false,
+    );
+    let f = module.add_function(PANIC_FN, fn_ty, Some(Linkage::Internal));
+    for attr in ["noinline", "cold", "noreturn", "nounwind"] {
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0),
+        );
+    }
+    let b = ctx.create_builder();
+    let entry = ctx.append_basic_block(f, "entry");
+    let won = ctx.append_basic_block(f, "won");
+    let done = ctx.append_basic_block(f, "done");
+    b.position_at_end(entry);
+    let rec = f.get_nth_param(0).unwrap().into_pointer_value();
+    let claimed = ok!(b.build_cmpxchg(
+        rec,
+        i32t.const_zero(),
+        i32t.const_int(1, false),
+        inkwell::AtomicOrdering::Monotonic,
+        inkwell::AtomicOrdering::Monotonic
+    ));
+    let first = ok!(b.build_extract_value(claimed, 1, "first")).into_int_value();
+    ok!(b.build_conditional_branch(first, won, done));
+
+    b.position_at_end(won);
+    let host_slot = unsafe {
+        ok!(b.build_in_bounds_gep(ctx.i8_type(), rec, &[i64t.const_int(8, false)], "host_slot"))
+    };
+    let host_addr = ok!(b.build_load(i64t, host_slot, "host_addr"));
+    ok!(host_addr
+        .as_instruction_value()
+        .expect("a load")
+        .set_alignment(8));
+    let host_addr = host_addr.into_int_value();
+    let host = ok!(b.build_int_to_ptr(host_addr, gptr, "host"));
+    let store = |offset: u64, v: BasicValueEnum<'ctx>| {
+        let p = unsafe {
+            ok!(b.build_in_bounds_gep(
+                ctx.i8_type(),
+                host,
+                &[i64t.const_int(offset, false)],
+                "field"
+            ))
+        };
+        let st = ok!(b.build_store(p, v));
+        ok!(st.set_volatile(true));
+        ok!(st.set_alignment(if offset % 8 == 0 { 8 } else { 4 }));
+    };
+    store(4, f.get_nth_param(1).unwrap());
+    store(8, f.get_nth_param(2).unwrap());
+    store(16, f.get_nth_param(3).unwrap());
+    store(24, f.get_nth_param(4).unwrap());
+    let sreg = |name: &str| -> BasicValueEnum<'ctx> {
+        let decl = builtin::intrinsic(module, name, &[]);
+        ok!(b.build_call(decl, &[], name))
+            .try_as_basic_value()
+            .basic()
+            .expect("sreg returns a value")
+    };
+    for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+        store(
+            32 + 4 * i as u64,
+            sreg(&format!("llvm.nvvm.read.ptx.sreg.ctaid.{axis}")),
+        );
+        store(
+            44 + 4 * i as u64,
+            sreg(&format!("llvm.nvvm.read.ptx.sreg.tid.{axis}")),
+        );
+    }
+    ok!(b.build_fence(inkwell::AtomicOrdering::SequentiallyConsistent, false, ""));
+    store(0, i32t.const_int(2, false).into());
+    ok!(b.build_unconditional_branch(done));
+
+    b.position_at_end(done);
+    let exit = builtin::intrinsic(module, "llvm.nvvm.exit", &[]);
+    ok!(b.build_call(exit, &[], ""));
+    ok!(b.build_unreachable());
+    f
+}
+
+impl<'a, 'ctx> FnLower<'a, 'ctx> {
+    fn new(
+        ctx: &'ctx Context,
+        module: &'a Module<'ctx>,
+        program: &'a Program,
+        ir: &'a Function,
+        func: FunctionValue<'ctx>,
+        options: &'a KernelOptions,
+        panic_fn: Option<FunctionValue<'ctx>>,
+    ) -> Self {
+        let entry = ctx.append_basic_block(func, "entry");
+        let b = ctx.create_builder();
+        b.position_at_end(entry);
+        FnLower {
+            ctx,
+            module,
+            b,
+            func,
+            ir,
+            program,
+            options,
+            slots: vec![Slot::Nothing; ir.locals.len()],
+            loops: vec![None; ir.loop_count],
+            panic_fn,
+            panic_arg: None,
+            kernel_tag: 0,
+            entry,
+        }
+    }
+
+    /// Binds the kernel's parameters and lowers its body.
+    fn kernel_body(&mut self, entry_name: &str) {
+        self.kernel_tag = kernel_tag(entry_name);
+        let mut index = 0u32;
+        for &p in &self.ir.params {
+            let local = &self.ir.locals[p];
+            match &local.ty {
+                Ty::Slice { .. } => {
+                    let ptr = self.func.get_nth_param(index).unwrap().into_pointer_value();
+                    let len = self.func.get_nth_param(index + 1).unwrap().into_int_value();
+                    ptr.set_name(&local.name);
+                    len.set_name(&format!("{}_len", local.name));
+                    self.slots[p] = Slot::Slice { ptr, len };
+                    index += 2;
+                }
+                Ty::Scalar(s) => {
+                    let raw = self.func.get_nth_param(index).unwrap();
+                    raw.set_name(&local.name);
+                    let v = if *s == Scalar::Bool {
+                        let zero = self.ctx.i8_type().const_zero();
+                        ok!(self.b.build_int_compare(
+                            inkwell::IntPredicate::NE,
+                            raw.into_int_value(),
+                            zero,
+                            "b"
+                        ))
+                        .into()
+                    } else {
+                        raw
+                    };
+                    let slot = self
+                        .alloca(&local.ty, &local.name)
+                        .expect("scalars have storage");
+                    ok!(self.b.build_store(slot, v));
+                    self.slots[p] = Slot::Mem(slot);
+                    index += 1;
+                }
+                other => unreachable!("kernel parameter of type {other}"),
+            }
+        }
+        if self.options.checked {
+            self.panic_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());
+        }
+        let body = &self.ir.body;
+        self.block(body);
+        if self.is_open() {
+            ok!(self.b.build_return(None));
+        }
+    }
+
+    /// An alloca in the entry block (so mem2reg promotes it).
+    pub(crate) fn alloca(&self, ty: &Ty, name: &str) -> Option<PointerValue<'ctx>> {
+        let t = value_type(self.ctx, ty)?;
+        let b = self.ctx.create_builder();
+        match self.entry.get_first_instruction() {
+            Some(i) => b.position_before(&i),
+            None => b.position_at_end(self.entry),
+        }
+        Some(ok!(b.build_alloca(t, name)))
+    }
+
+    /// Whether the current block still needs a terminator.
+    pub(crate) fn is_open(&self) -> bool {
+        self.b
+            .get_insert_block()
+            .is_some_and(|bb| bb.get_terminator().is_none())
+    }
+
+    /// After a terminator: continue in a fresh block nothing jumps to.
+    pub(crate) fn start_dead_block(&self) {
+        let bb = self.ctx.append_basic_block(self.func, "dead");
+        self.b.position_at_end(bb);
+    }
+
+    /// A new block in this function.
+    pub(crate) fn block_named(&self, name: &str) -> BasicBlock<'ctx> {
+        self.ctx.append_basic_block(self.func, name)
+    }
+
+    /// The slot of a local.
+    pub(crate) fn slot(&self, id: LocalId) -> Slot<'ctx> {
+        self.slots[id]
+    }
+}

@@ -1,0 +1,268 @@
+//! Lowering places: addresses of locals, slice elements and shared-array elements, the
+//! bounds checks that guard them, and loads and stores.
+
+use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
+use inkwell::IntPredicate;
+
+use super::{ok, shared_global_type, value_type, FnLower, Slot};
+use crate::ir::{Place, Proj};
+use crate::ty::{Scalar, Ty};
+
+impl<'ctx> FnLower<'_, 'ctx> {
+    /// The address of a place; bounds checks run on the way.
+    pub(crate) fn place_ptr(&mut self, place: &Place) -> PointerValue<'ctx> {
+        let local_ty = self.ir.locals[place.base].ty.clone();
+        let i64t = self.ctx.i64_type();
+        let (mut ptr, mut ty, mut proj) = match self.slot(place.base) {
+            Slot::Mem(p) => (p, local_ty, &place.proj[..]),
+            Slot::Slice { ptr, len } => {
+                let Ty::Slice { elem, .. } = local_ty else {
+                    unreachable!("slice slot holds a slice")
+                };
+                let Some((Proj::Index { index, site }, rest)) = place.proj.split_first() else {
+                    unreachable!("a slice is only used through an index")
+                };
+                let idx = self.expr(index).expect("usize index").into_int_value();
+                if let Some(site) = site {
+                    let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                    self.check(bad, *site, idx, len);
+                }
+                let elem_t = super::memory_scalar_type(self.ctx, elem);
+                let p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
+                (p, Ty::Scalar(elem), rest)
+            }
+            Slot::Shared(global) => {
+                let Ty::Shared { elem, dims } = local_ty.clone() else {
+                    unreachable!("shared slot holds a shared array")
+                };
+                if dims.is_empty() {
+                    let Some((Proj::Index { index, site }, rest)) = place.proj.split_first() else {
+                        unreachable!("dynamic shared memory is only used through an index")
+                    };
+                    let idx = self.expr(index).expect("usize index").into_int_value();
+                    if let Some(site) = site {
+                        let len = self.dynamic_shared_len(elem);
+                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                        self.check(bad, *site, idx, len);
+                    }
+                    let elem_t = super::memory_scalar_type(self.ctx, elem);
+                    let p =
+                        unsafe { ok!(self.b.build_in_bounds_gep(elem_t, global, &[idx], "elem")) };
+                    (p, Ty::Scalar(elem), rest)
+                } else {
+                    (global, local_ty, &place.proj[..])
+                }
+            }
+            Slot::Nothing => unreachable!("a zero-sized local has no address"),
+        };
+        while let Some((p, rest)) = proj.split_first() {
+            proj = rest;
+            match (p, ty.clone()) {
+                (Proj::Index { index, site }, Ty::Array(elem, n)) => {
+                    let idx = self.expr(index).expect("usize index").into_int_value();
+                    let len = i64t.const_int(n, false);
+                    if let Some(site) = site {
+                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                        self.check(bad, *site, idx, len);
+                    }
+                    let arr_t = value_type(self.ctx, &ty).expect("arrays have storage");
+                    ptr = unsafe {
+                        ok!(self.b.build_in_bounds_gep(
+                            arr_t,
+                            ptr,
+                            &[i64t.const_zero(), idx],
+                            "elem"
+                        ))
+                    };
+                    ty = *elem;
+                }
+                (Proj::Index { index, site }, Ty::Shared { elem, dims }) => {
+                    let idx = self.expr(index).expect("usize index").into_int_value();
+                    let len = i64t.const_int(dims[0], false);
+                    if let Some(site) = site {
+                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                        self.check(bad, *site, idx, len);
+                    }
+                    let arr_t = shared_global_type(self.ctx, elem, &dims);
+                    ptr = unsafe {
+                        ok!(self.b.build_in_bounds_gep(
+                            arr_t,
+                            ptr,
+                            &[i64t.const_zero(), idx],
+                            "elem"
+                        ))
+                    };
+                    ty = if dims.len() > 1 {
+                        Ty::Shared {
+                            elem,
+                            dims: dims[1..].to_vec(),
+                        }
+                    } else {
+                        Ty::Scalar(elem)
+                    };
+                }
+                (Proj::Field(i), Ty::Tuple(ts)) => {
+                    let t = value_type(self.ctx, &ty).expect("tuples have storage");
+                    let field = ts[..*i as usize]
+                        .iter()
+                        .filter(|t| value_type(self.ctx, t).is_some())
+                        .count();
+                    ptr = ok!(self.b.build_struct_gep(t, ptr, field as u32, "field"));
+                    ty = ts[*i as usize].clone();
+                }
+                (Proj::Field(i), Ty::Dim3) => {
+                    let t = value_type(self.ctx, &ty).expect("Dim3 has storage");
+                    ptr = ok!(self.b.build_struct_gep(t, ptr, *i, "field"));
+                    ty = Ty::U32;
+                }
+                (p, t) => unreachable!("projection {p:?} on {t}"),
+            }
+        }
+        ptr
+    }
+
+    /// Whether a place's scalar lives in global or shared memory, where `bool` is a byte.
+    fn in_device_memory(&self, place: &Place) -> bool {
+        matches!(self.slot(place.base), Slot::Slice { .. } | Slot::Shared(_))
+    }
+
+    /// Loads the value of a place.
+    pub(crate) fn read(&mut self, place: &Place) -> Option<BasicValueEnum<'ctx>> {
+        let t = value_type(self.ctx, &place.ty)?;
+        let ptr = self.place_ptr(place);
+        if self.in_device_memory(place) {
+            return Some(self.load_scalar(ptr, &place.ty));
+        }
+        Some(ok!(self.b.build_load(t, ptr, "load")))
+    }
+
+    /// Stores a value into a place.
+    pub(crate) fn write(&mut self, place: &Place, v: BasicValueEnum<'ctx>) {
+        let ptr = self.place_ptr(place);
+        if self.in_device_memory(place) {
+            self.store_scalar(ptr, &place.ty, v);
+        } else {
+            ok!(self.b.build_store(ptr, v));
+        }
+    }
+
+    /// Loads a scalar from memory (`bool` is a byte in device memory and `i1` in locals; both
+    /// are read as `i8` and compared, which is correct for either).
+    pub(crate) fn load_scalar(&mut self, ptr: PointerValue<'ctx>, ty: &Ty) -> BasicValueEnum<'ctx> {
+        let Ty::Scalar(s) = ty else {
+            let t = value_type(self.ctx, ty).expect("sized");
+            return ok!(self.b.build_load(t, ptr, "load"));
+        };
+        let mem_t = super::memory_scalar_type(self.ctx, *s);
+        let v = ok!(self.b.build_load(mem_t, ptr, "load"));
+        if let Some(inst) = v.as_instruction_value() {
+            let _ = inst.set_alignment(s.bytes());
+        }
+        if *s == Scalar::Bool {
+            let zero = self.ctx.i8_type().const_zero();
+            return ok!(self.b.build_int_compare(
+                IntPredicate::NE,
+                v.into_int_value(),
+                zero,
+                "bool"
+            ))
+            .into();
+        }
+        v
+    }
+
+    /// Stores a scalar to memory (`bool` as a byte).
+    pub(crate) fn store_scalar(
+        &mut self,
+        ptr: PointerValue<'ctx>,
+        ty: &Ty,
+        v: BasicValueEnum<'ctx>,
+    ) {
+        let v = match ty {
+            Ty::Scalar(Scalar::Bool) => {
+                ok!(self
+                    .b
+                    .build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), "byte"))
+                .into()
+            }
+            _ => v,
+        };
+        let st = ok!(self.b.build_store(ptr, v));
+        if let Ty::Scalar(s) = ty {
+            let _ = st.set_alignment(s.bytes());
+        }
+    }
+
+    /// The length of a slice or dynamic shared array, as `usize`.
+    pub(crate) fn len(&mut self, place: &Place) -> IntValue<'ctx> {
+        match (self.slot(place.base), &self.ir.locals[place.base].ty) {
+            (Slot::Slice { len, .. }, _) => len,
+            (Slot::Shared(_), Ty::Shared { elem, dims }) if dims.is_empty() => {
+                self.dynamic_shared_len(*elem)
+            }
+            _ => unreachable!("len of a sized array is a constant"),
+        }
+    }
+
+    /// Elements of `elem` that fit in the launch's dynamic shared memory.
+    pub(crate) fn dynamic_shared_len(&mut self, elem: Scalar) -> IntValue<'ctx> {
+        let f = super::builtin::intrinsic(
+            self.module,
+            "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
+            &[],
+        );
+        let bytes = ok!(self.b.build_call(f, &[], "dyn_smem"))
+            .try_as_basic_value()
+            .basic()
+            .expect("value")
+            .into_int_value();
+        let bytes = ok!(self
+            .b
+            .build_int_z_extend(bytes, self.ctx.i64_type(), "dyn_smem64"));
+        let size = self.ctx.i64_type().const_int(elem.bytes() as u64, false);
+        ok!(self.b.build_int_unsigned_div(bytes, size, "dyn_len"))
+    }
+
+    /// Branches to the panic path when `bad` holds.
+    pub(crate) fn check(
+        &mut self,
+        bad: IntValue<'ctx>,
+        site: u32,
+        index: IntValue<'ctx>,
+        len: IntValue<'ctx>,
+    ) {
+        let (Some(panic_fn), Some(record)) = (self.panic_fn, self.panic_arg) else {
+            return;
+        };
+        let fail = self.block_named("check_fail");
+        let pass = self.block_named("check_ok");
+        let br = ok!(self.b.build_conditional_branch(bad, fail, pass));
+        let i32t = self.ctx.i32_type();
+        let weights = self.ctx.metadata_node(&[
+            self.ctx.metadata_string("branch_weights").into(),
+            i32t.const_int(1, false).into(),
+            i32t.const_int(1 << 20, false).into(),
+        ]);
+        let _ = br.set_metadata(weights, self.ctx.get_kind_id("prof"));
+        self.b.position_at_end(fail);
+        let i64t = self.ctx.i64_type();
+        let widen = |v: IntValue<'ctx>| -> IntValue<'ctx> {
+            if v.get_type().get_bit_width() == 64 {
+                v
+            } else {
+                ok!(self.b.build_int_z_extend(v, i64t, "widen"))
+            }
+        };
+        let (index, len) = (widen(index), widen(len));
+        let args = [
+            record.into(),
+            i32t.const_int(self.kernel_tag as u64, false).into(),
+            i32t.const_int(site as u64, false).into(),
+            index.into(),
+            len.into(),
+        ];
+        ok!(self.b.build_call(panic_fn, &args, ""));
+        ok!(self.b.build_unreachable());
+        self.b.position_at_end(pass);
+    }
+}

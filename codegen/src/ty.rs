@@ -1,0 +1,231 @@
+//! Kernel types: the scalars that can cross to the GPU and the few aggregates built from them.
+//!
+//! `Ty::Var` stands for the not-yet-known type of a numeric literal; `check::infer` binds it.
+
+use std::fmt;
+
+/// A scalar type, with Rust's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `bool`
+    Bool,
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `isize` (64 bits on the GPU, as on the 64-bit hosts Cuprum supports)
+    Isize,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
+    /// `u32`
+    U32,
+    /// `u64`
+    U64,
+    /// `usize` (64 bits)
+    Usize,
+    /// `f32`
+    F32,
+    /// `f64`
+    F64,
+}
+
+impl Scalar {
+    /// Every scalar, in the order DESIGN §2 lists them.
+    pub const ALL: [Scalar; 13] = [
+        Scalar::Bool,
+        Scalar::I8,
+        Scalar::I16,
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::Isize,
+        Scalar::U8,
+        Scalar::U16,
+        Scalar::U32,
+        Scalar::U64,
+        Scalar::Usize,
+        Scalar::F32,
+        Scalar::F64,
+    ];
+
+    /// The Rust spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::Isize => "isize",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+
+    /// Parses a Rust scalar type name.
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Width in bits (`bool` counts as 8, its size in memory).
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize | Scalar::F64 => 64,
+        }
+    }
+
+    /// Size in bytes, which is also the alignment.
+    pub fn bytes(self) -> u32 {
+        self.bits() / 8
+    }
+
+    /// True for the integer types (not `bool`).
+    pub fn is_int(self) -> bool {
+        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64)
+    }
+
+    /// True for the signed integer types.
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::Isize
+        )
+    }
+
+    /// True for `f32` and `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// The inclusive range of an integer type, as i128.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        let bits = self.bits();
+        if !self.is_int() {
+            return None;
+        }
+        Some(if self.is_signed() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
+    }
+}
+
+/// An inference variable: the type of a literal whose type is not yet known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TyVar(pub u32);
+
+/// A kernel type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// `()`
+    Unit,
+    /// The type of `return`, `break` and `continue`: it unifies with anything.
+    Never,
+    /// A scalar.
+    Scalar(Scalar),
+    /// A fixed-size local array `[T; N]`.
+    Array(Box<Ty>, u64),
+    /// A tuple of two or more elements.
+    Tuple(Vec<Ty>),
+    /// A slice parameter, `&[T]` or `&mut [T]`, living in global memory.
+    Slice {
+        /// Element type.
+        elem: Scalar,
+        /// `&mut [T]`
+        mutable: bool,
+    },
+    /// A shared-memory array made by `gpu::shared_array` and friends. `dims` is empty for
+    /// `dynamic_shared` (length from the launch), one entry for 1-D and two for 2-D arrays.
+    Shared {
+        /// Element type.
+        elem: Scalar,
+        /// Dimensions, outermost first.
+        dims: Vec<u64>,
+    },
+    /// `gpu::Dim3`
+    Dim3,
+    /// A not-yet-inferred integer (`int == true`) or float literal type.
+    Var(TyVar),
+    /// The type of an expression that already produced an error; it unifies with anything so
+    /// that one mistake is reported once.
+    Error,
+}
+
+impl Ty {
+    /// Shorthand for a scalar type.
+    pub const fn scalar(s: Scalar) -> Ty {
+        Ty::Scalar(s)
+    }
+
+    /// `bool`
+    pub const BOOL: Ty = Ty::Scalar(Scalar::Bool);
+    /// `u32`
+    pub const U32: Ty = Ty::Scalar(Scalar::U32);
+    /// `usize`
+    pub const USIZE: Ty = Ty::Scalar(Scalar::Usize);
+
+    /// The scalar inside, if this is one.
+    pub fn as_scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// True when the type holds no value that needs storage (`()`, `!`).
+    pub fn is_zero_sized(&self) -> bool {
+        matches!(self, Ty::Unit | Ty::Never)
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Unit => f.write_str("()"),
+            Ty::Never => f.write_str("!"),
+            Ty::Scalar(s) => f.write_str(s.name()),
+            Ty::Array(t, n) => write!(f, "[{t}; {n}]"),
+            Ty::Tuple(ts) => {
+                f.write_str("(")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+            Ty::Slice { elem, mutable } => {
+                write!(
+                    f,
+                    "&{}[{}]",
+                    if *mutable { "mut " } else { "" },
+                    elem.name()
+                )
+            }
+            Ty::Shared { elem, dims } => match dims.as_slice() {
+                [] => write!(f, "gpu::DynamicShared<{}>", elem.name()),
+                [n] => write!(f, "gpu::SharedArray<{}, {n}>", elem.name()),
+                [r, c] => write!(f, "gpu::SharedArray2d<{}, {r}, {c}>", elem.name()),
+                _ => write!(f, "gpu::Shared<{}>", elem.name()),
+            },
+            Ty::Dim3 => f.write_str("gpu::Dim3"),
+            Ty::Var(_) => f.write_str("{number}"),
+            Ty::Error => f.write_str("{unknown}"),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `LaunchConfig`: grid, block and dynamic shared memory of a launch.
+
+use cuprum_std::Dim3;
+
+/// Something that can be a grid or block size: `u32`, `(u32, u32)`, `(u32, u32, u32)` or
+/// [`Dim3`].
+#[diagnostic::on_unimplemented(
+    message = "grid and block sizes are `u32`, `(u32, u32)`, `(u32, u32, u32)` or `Dim3`, not `{Self}`",
+    label = "not a grid or block size",
+    note = "convert with `as u32` (CUDA sizes are 32-bit)"
+)]
+pub trait IntoDim3 {
+    /// The size as a `Dim3`.
+    fn into_dim3(self) -> Dim3;
+}
+
+impl<T: Into<Dim3>> IntoDim3 for T {
+    fn into_dim3(self) -> Dim3 {
+        self.into()
+    }
+}
+
+/// How a kernel is launched: blocks in the grid, threads per block, and bytes of dynamic
+/// shared memory per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads per block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes (see `gpu::dynamic_shared`).
+    pub shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A launch of `grid` blocks of `block` threads, without dynamic shared memory.
+    pub fn new(grid: impl IntoDim3, block: impl IntoDim3) -> LaunchConfig {
+        LaunchConfig {
+            grid: grid.into_dim3(),
+            block: block.into_dim3(),
+            shared_bytes: 0,
+        }
+    }
+
+    /// One thread per element: `block` threads per block and enough blocks to cover `n`
+    /// elements (the last block may have threads past the end; kernels check `i < len`).
+    /// `n == 0` gives an empty grid, which launches nothing.
+    ///
+    /// # Panics
+    /// If `block` is zero, or `n` needs more than `u32::MAX` blocks.
+    pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
+        assert!(
+            block > 0,
+            "LaunchConfig::for_elements: a block needs at least one thread"
+        );
+        let blocks = n.div_ceil(block as usize);
+        let blocks = u32::try_from(blocks).unwrap_or_else(|_| {
+            panic!("LaunchConfig::for_elements: {n} elements need {blocks} blocks of {block}, more than a grid holds; use a grid-stride loop")
+        });
+        LaunchConfig::new(blocks, block)
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory per block.
+    pub fn with_shared_bytes(mut self, bytes: u32) -> LaunchConfig {
+        self.shared_bytes = bytes;
+        self
+    }
+
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.volume()
+    }
+
+    /// True when the grid has no blocks: such a launch does nothing.
+    pub fn is_empty(&self) -> bool {
+        self.grid.volume() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn for_elements_rounds_up() {
+        let c = LaunchConfig::for_elements(1000, 256);
+        assert_eq!(
+            (c.grid, c.block),
+            (Dim3::new(4, 1, 1), Dim3::new(256, 1, 1))
+        );
+        assert!(LaunchConfig::for_elements(0, 256).is_empty());
+    }
+
+    #[test]
+    fn sizes_from_tuples() {
+        let c = LaunchConfig::new((2, 3), (4, 5, 6)).with_shared_bytes(64);
+        assert_eq!(c.grid, Dim3::new(2, 3, 1));
+        assert_eq!(c.threads_per_block(), 120);
+        assert_eq!(c.shared_bytes, 64);
+    }
+}

@@ -1,0 +1,210 @@
+//! `Device`: a CUDA GPU, chosen by ordinal or by `CUPRUM_DEVICE`.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, Weak};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::CudaContext;
+
+use crate::error::{DriverContext, Error, Result};
+use crate::stream::{Stream, StreamCore};
+
+/// A device that runs kernels: a CUDA GPU.
+///
+/// Cheap to clone; clones share the device's context and default stream.
+///
+/// ```no_run
+/// use cuprum::prelude::*;
+/// # fn main() -> cuprum::Result<()> {
+/// let dev = Device::default()?;
+/// println!("{} (sm_{}{})", dev.name(), dev.compute_capability().0, dev.compute_capability().1);
+/// let stream = dev.default_stream();
+/// let x = stream.to_device(&[1.0f32, 2.0, 3.0])?;
+/// assert_eq!(stream.to_host(&x)?, vec![1.0, 2.0, 3.0]);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) core: Arc<DeviceCore>,
+}
+
+/// What a device is, shared by its handles and streams.
+pub(crate) struct DeviceCore {
+    pub ctx: Arc<CudaContext>,
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub max_threads_per_block: u32,
+    pub max_block: [u32; 3],
+    pub max_grid: [u32; 3],
+    pub max_shared_per_block: u32,
+    pub max_shared_per_block_optin: u32,
+    default_stream: Mutex<Weak<StreamCore>>,
+}
+
+/// Whether the CUDA driver library can be loaded (cudarc panics instead of failing when it
+/// cannot, so every entry point asks this first).
+pub(crate) fn driver_present() -> bool {
+    // SAFETY: only probes whether the shared library loads.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl Device {
+    /// The number of CUDA devices (0 when there is no driver).
+    pub fn count() -> usize {
+        if !driver_present() {
+            return 0;
+        }
+        CudaContext::device_count()
+            .map(|n| n.max(0) as usize)
+            .unwrap_or(0)
+    }
+
+    /// GPU number `ordinal`.
+    ///
+    /// # Errors
+    /// [`Error::NoGpu`] without a driver or device, [`Error::NoSuchDevice`] for an ordinal
+    /// past the last device.
+    pub fn gpu(ordinal: usize) -> Result<Device> {
+        if !driver_present() {
+            return Err(Error::NoGpu);
+        }
+        let count = match CudaContext::device_count() {
+            Ok(n) if n > 0 => n as usize,
+            _ => return Err(Error::NoGpu),
+        };
+        if ordinal >= count {
+            return Err(Error::NoSuchDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).during("creating the device context")?;
+        let attr = |a: Attr| {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as u32)
+                .during("reading device attributes")
+        };
+        let cc = ctx
+            .compute_capability()
+            .during("reading the compute capability")?;
+        let core = DeviceCore {
+            name: ctx.name().during("reading the device name")?,
+            compute_capability: (cc.0 as u32, cc.1 as u32),
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_per_block_optin: attr(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            ordinal,
+            ctx,
+            default_stream: Mutex::new(Weak::new()),
+        };
+        Ok(Device {
+            core: Arc::new(core),
+        })
+    }
+
+    /// The device to use: `CUPRUM_DEVICE=gpu` (GPU 0) or `gpu:N` forces a GPU (missing is an
+    /// error); without the variable, GPU 0.
+    ///
+    /// # Errors
+    /// As [`Device::gpu`]; [`Error::BadDeviceSelector`] for an unknown `CUPRUM_DEVICE`.
+    pub fn default() -> Result<Device> {
+        match std::env::var("CUPRUM_DEVICE") {
+            Ok(sel) => match parse_selector(&sel)? {
+                Selector::Gpu(n) => Device::gpu(n),
+            },
+            Err(_) => Device::gpu(0),
+        }
+    }
+
+    /// The device's name, e.g. "NVIDIA H200".
+    pub fn name(&self) -> &str {
+        &self.core.name
+    }
+
+    /// The compute capability, e.g. `(9, 0)`.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.core.compute_capability
+    }
+
+    /// The number of streaming multiprocessors.
+    pub fn multiprocessor_count(&self) -> u32 {
+        self.core.multiprocessors
+    }
+
+    /// The device's ordinal among the machine's GPUs.
+    pub fn ordinal(&self) -> usize {
+        self.core.ordinal
+    }
+
+    /// Whether this is the CPU simulator.
+    pub fn is_simulator(&self) -> bool {
+        false
+    }
+
+    /// The device's default stream (the same one while any handle to it is alive).
+    pub fn default_stream(&self) -> Stream {
+        let mut slot = self
+            .core
+            .default_stream
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(core) = slot.upgrade() {
+            return Stream { core };
+        }
+        let stream = Stream::new(self.clone(), self.core.ctx.default_stream());
+        *slot = Arc::downgrade(&stream.core);
+        stream
+    }
+
+    /// A new stream: work on different streams may run concurrently.
+    pub fn new_stream(&self) -> Result<Stream> {
+        let s = self.core.ctx.new_stream().during("creating a stream")?;
+        Ok(Stream::new(self.clone(), s))
+    }
+
+    /// The cudarc context, for interop.
+    pub fn cuda_context(&self) -> &Arc<CudaContext> {
+        &self.core.ctx
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Device")
+            .field("ordinal", &self.core.ordinal)
+            .field("name", &self.core.name)
+            .field("compute_capability", &self.core.compute_capability)
+            .finish()
+    }
+}
+
+/// What `CUPRUM_DEVICE` asks for.
+enum Selector {
+    Gpu(usize),
+}
+
+fn parse_selector(s: &str) -> Result<Selector> {
+    let s = s.trim();
+    if s == "gpu" {
+        return Ok(Selector::Gpu(0));
+    }
+    if let Some(n) = s.strip_prefix("gpu:") {
+        return n
+            .parse()
+            .map(Selector::Gpu)
+            .map_err(|_| Error::BadDeviceSelector(s.to_string()));
+    }
+    Err(Error::BadDeviceSelector(s.to_string()))
+}

@@ -1,0 +1,130 @@
+//! `cuprum::Error`: everything that can go wrong on the host side, one enum.
+
+use std::fmt;
+
+use cuprum_std::Dim3;
+
+/// The result type of Cuprum's host API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// No CUDA driver (`libcuda.so`) or no CUDA device on this machine.
+    NoGpu,
+    /// `Device::gpu(n)` with `n` beyond the devices present.
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices there are.
+        count: usize,
+    },
+    /// `CUPRUM_DEVICE` holds something other than `gpu`, `gpu:N` or `sim`.
+    BadDeviceSelector(String),
+    /// A CUDA driver call failed.
+    Driver {
+        /// What Cuprum was doing.
+        op: &'static str,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
+    },
+    /// A launch configuration the device cannot run; nothing was launched.
+    LaunchConfig(String),
+    /// A buffer that belongs to another device (or to the simulator) was passed to a launch
+    /// or a copy.
+    WrongDevice(String),
+    /// A host slice and a device buffer of different lengths were copied.
+    LengthMismatch {
+        /// Elements in the destination.
+        expected: usize,
+        /// Elements in the source.
+        found: usize,
+    },
+    /// An external tool (`ptxas`) is missing or failed.
+    Tool(String),
+    /// A kernel stopped at a failed runtime check (an out-of-bounds index, a division by
+    /// zero, `step_by(0)`).
+    KernelPanic(Box<KernelPanic>),
+}
+
+/// Where and why a kernel stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelPanic {
+    /// The kernel's name.
+    pub kernel: String,
+    /// What failed, e.g. "index out of bounds: the len is 10 but the index is 12".
+    pub message: String,
+    /// Source file of the failing expression.
+    pub file: &'static str,
+    /// Line of the failing expression (1-based).
+    pub line: u32,
+    /// Column of the failing expression (1-based).
+    pub column: u32,
+    /// The block that failed first.
+    pub block: Dim3,
+    /// The thread (within `block`) that failed first.
+    pub thread: Dim3,
+}
+
+impl fmt::Display for KernelPanic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}` panicked at {}:{}:{}: {} (block ({}, {}, {}), thread ({}, {}, {}))",
+            self.kernel,
+            self.file,
+            self.line,
+            self.column,
+            self.message,
+            self.block.x,
+            self.block.y,
+            self.block.z,
+            self.thread.x,
+            self.thread.y,
+            self.thread.z
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoGpu => f.write_str("no CUDA GPU is available (no driver library or no device); use Device::simulator() to run kernels on the CPU"),
+            Error::NoSuchDevice { ordinal, count } => {
+                write!(f, "there is no GPU {ordinal}: this machine has {count} CUDA device(s)")
+            }
+            Error::BadDeviceSelector(s) => {
+                write!(f, "CUPRUM_DEVICE is `{s}`; expected `gpu`, `gpu:N` or `sim`")
+            }
+            Error::Driver { op, source } => write!(f, "CUDA driver error while {op}: {source}"),
+            Error::LaunchConfig(msg) => write!(f, "invalid launch configuration: {msg}"),
+            Error::WrongDevice(msg) => f.write_str(msg),
+            Error::LengthMismatch { expected, found } => {
+                write!(f, "length mismatch: the destination holds {expected} elements but the source has {found}")
+            }
+            Error::Tool(msg) => f.write_str(msg),
+            Error::KernelPanic(p) => p.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Driver { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Attaches what Cuprum was doing to a driver error.
+pub(crate) trait DriverContext<T> {
+    fn during(self, op: &'static str) -> Result<T>;
+}
+
+impl<T> DriverContext<T> for std::result::Result<T, cudarc::driver::DriverError> {
+    fn during(self, op: &'static str) -> Result<T> {
+        self.map_err(|source| Error::Driver { op, source })
+    }
+}

@@ -1,0 +1,65 @@
+//! # Cuprum
+//!
+//! GPU kernels written as ordinary Rust functions, compiled to PTX at `cargo build` through
+//! LLVM's NVPTX backend, launched with type-checked calls.
+//!
+//! ```no_run
+//! use cuprum::prelude::*;
+//!
+//! #[kernel]
+//! pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
+//!     let i = gpu::global_id_x();
+//!     if i < y.len() {
+//!         y[i] = a * x[i] + y[i];
+//!     }
+//! }
+//!
+//! fn main() -> cuprum::Result<()> {
+//!     let dev = Device::default()?;
+//!     let stream = dev.default_stream();
+//!     let x = stream.to_device(&[1.0f32; 1000])?;
+//!     let mut y = stream.to_device(&[2.0f32; 1000])?;
+//!     launch!(saxpy<<<4, 256, stream>>>(&mut y, &x, 3.0))?;
+//!     assert!(stream.to_host(&y)?.iter().all(|&v| v == 5.0));
+//!     Ok(())
+//! }
+//! ```
+
+#![deny(missing_docs)]
+
+mod buffer;
+mod config;
+mod device;
+mod element;
+mod error;
+mod expansion;
+pub mod inspect;
+mod panic_record;
+mod stream;
+
+pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
+pub use config::{IntoDim3, LaunchConfig};
+pub use cuprum_macros::{kernel, launch};
+pub use cuprum_std as gpu;
+pub use cuprum_std::Dim3;
+pub use device::Device;
+pub use element::Element;
+pub use error::{Error, KernelPanic, Result};
+pub use stream::{Event, Stream};
+
+/// The names most programs need: `use cuprum::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        gpu, kernel, launch, Device, DeviceBuffer, Dim3, Error, LaunchConfig, Result, Stream,
+    };
+}
+
+/// What macro expansions call. Not part of the public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::expansion::{
+        backend, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut, GpuStream, KernelInfo,
+        Site, SiteKind,
+    };
+    pub use cudarc::driver::PushKernelArg;
+}

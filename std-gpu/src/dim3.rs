@@ -1,0 +1,43 @@
+//! `Dim3`: a three-dimensional size or index.
+
+/// A size or position in three dimensions, as CUDA's `dim3`: grid and block sizes, block and
+/// thread indices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// Extent or index along x.
+    pub x: u32,
+    /// Extent or index along y.
+    pub y: u32,
+    /// Extent or index along z.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// A `Dim3` from its three components.
+    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+
+    /// The number of elements, `x * y * z` (exact: three `u32`s always fit in a `u64`).
+    pub const fn volume(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Dim3 {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Dim3 {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Dim3 {
+        Dim3::new(x, y, z)
+    }
+}

@@ -1,0 +1,60 @@
+//! Helpers shared by Cuprum's examples and workspace tests: fresh random inputs, comparisons
+//! against CPU references, and picking the device a test runs on.
+
+use cuprum::{Device, Error};
+
+/// `n` random `f32`s in `[lo, hi)`, never exactly zero, from a fresh seed each run.
+pub fn random_f32(n: usize, lo: f32, hi: f32) -> Vec<f32> {
+    let mut rng = fastrand::Rng::new();
+    (0..n)
+        .map(|_| loop {
+            let v = lo + (hi - lo) * rng.f32();
+            if v != 0.0 {
+                break v;
+            }
+        })
+        .collect()
+}
+
+/// A random non-zero `f32` in `[lo, hi)`.
+pub fn random_scalar(lo: f32, hi: f32) -> f32 {
+    random_f32(1, lo, hi)[0]
+}
+
+/// Checks `got` against `want` element by element: `|g - w| <= tol * (scale + |w|)` where
+/// `scale` is the magnitude of the operands that produced `w`. Returns the largest error
+/// relative to that bound's scale, or a description of the first mismatch.
+pub fn compare_f32(got: &[f32], want: &[f32], scale: &[f32], tol: f32) -> Result<f32, String> {
+    if got.len() != want.len() {
+        return Err(format!("length {} but expected {}", got.len(), want.len()));
+    }
+    let mut worst = 0.0f32;
+    for (i, ((&g, &w), &s)) in got.iter().zip(want).zip(scale).enumerate() {
+        let bound = s.abs() + w.abs();
+        let err = (g - w).abs();
+        if !(err <= tol * bound) {
+            return Err(format!(
+                "element {i}: got {g}, expected {w} (error {err}, allowed {})",
+                tol * bound
+            ));
+        }
+        if bound > 0.0 {
+            worst = worst.max(err / bound);
+        }
+    }
+    Ok(worst)
+}
+
+/// The device a test or example runs on: `Device::default()`. `None` (after saying why on
+/// stderr) only when there is no GPU and `CUPRUM_DEVICE` does not demand one; under
+/// `CUPRUM_DEVICE=gpu` a missing GPU is an error.
+pub fn device_or_skip(what: &str) -> Result<Option<Device>, Error> {
+    match Device::default() {
+        Ok(d) => Ok(Some(d)),
+        Err(Error::NoGpu) if std::env::var_os("CUPRUM_DEVICE").is_none() => {
+            eprintln!("{what}: skipped: no CUDA GPU on this machine (set CUPRUM_DEVICE=gpu to require one)");
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}

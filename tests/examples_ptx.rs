@@ -1,0 +1,68 @@
+//! Every example kernel's PTX: an insta snapshot (a changed snapshot is a reviewed decision),
+//! and `ptxas` must accept it for sm_90 and for sm_80, the oldest target Cuprum defaults to.
+//! Without `ptxas` the check fails under `CI` and says how to install it elsewhere.
+
+macro_rules! examples {
+    ($($file:ident = $path:literal: $($kernel:ident),+;)*) => {
+        $(
+            #[allow(dead_code)]
+            #[path = $path]
+            mod $file;
+        )*
+
+        /// (name, PTX) of every example kernel.
+        fn all_kernels() -> Vec<(&'static str, &'static str)> {
+            vec![$($((stringify!($kernel), $file::$kernel::PTX)),+),*]
+        }
+    };
+}
+
+examples! {
+    saxpy = "../examples/saxpy.rs": saxpy;
+}
+
+#[test]
+fn ptx_snapshots() {
+    for (name, ptx) in all_kernels() {
+        insta::assert_snapshot!(name, ptx);
+    }
+}
+
+#[test]
+fn ptx_is_deterministic() {
+    // The macro ran once per build; compiling the same kernel again must give the same bytes.
+    for (name, ptx) in all_kernels() {
+        assert!(
+            ptx.contains(&format!(".entry {name}(")),
+            "{name}: no entry in its PTX"
+        );
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_example() {
+    if cuprum::inspect::find_ptxas().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
+        );
+        eprintln!("ptxas_accepts_every_example: skipped: ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set CUPRUM_PTXAS)");
+        return;
+    }
+    for (name, ptx) in all_kernels() {
+        for arch in ["sm_90", "sm_80"] {
+            let resources = cuprum::inspect::resources(ptx, arch)
+                .unwrap_or_else(|e| panic!("{name} on {arch}: {e}"));
+            let entry = resources
+                .iter()
+                .find(|r| r.kernel == name)
+                .unwrap_or_else(|| panic!("{name}: ptxas reported no entry"));
+            assert!(entry.registers > 0, "{name} on {arch}: {entry:?}");
+            assert_eq!(
+                (entry.spill_stores, entry.spill_loads),
+                (0, 0),
+                "{name} on {arch} spills: {entry:?}"
+            );
+        }
+    }
+}
