@@ -109,7 +109,11 @@ fn host_params(func: &syn::ItemFn) -> Vec<HostParam<'_>> {
             continue;
         };
         let name = &pi.ident;
-        match &*pt.ty {
+        let mut ty = &*pt.ty;
+        while let syn::Type::Group(g) = ty {
+            ty = &g.elem;
+        }
+        match ty {
             syn::Type::Reference(r) => {
                 if let syn::Type::Slice(s) = &*r.elem {
                     out.push(HostParam::Slice {

@@ -1,6 +1,6 @@
 //! `launch!(kernel<<<grid, block[, shared_bytes], stream>>>(args..))` → `kernel::launch(..)`.
 
-use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -9,10 +9,6 @@ const USAGE: &str = "expected `launch!(kernel<<<grid, block, stream>>>(args..))`
 
 fn is_punct(t: &TokenTree, c: char) -> bool {
     matches!(t, TokenTree::Punct(p) if p.as_char() == c)
-}
-
-fn is_joint(t: &TokenTree) -> bool {
-    matches!(t, TokenTree::Punct(p) if p.spacing() == Spacing::Joint)
 }
 
 pub fn expand(input: TokenStream) -> TokenStream {
@@ -29,11 +25,8 @@ fn parse(input: TokenStream) -> syn::Result<TokenStream> {
         .map(|t| t.span())
         .unwrap_or_else(Span::call_site);
     let Some(open) = (0..tokens.len().saturating_sub(2)).find(|&i| {
-        is_punct(&tokens[i], '<')
-            && is_joint(&tokens[i])
-            && is_punct(&tokens[i + 1], '<')
-            && is_joint(&tokens[i + 1])
-            && is_punct(&tokens[i + 2], '<')
+        // Spacing is not checked: macro_rules transcription may not keep it.
+        is_punct(&tokens[i], '<') && is_punct(&tokens[i + 1], '<') && is_punct(&tokens[i + 2], '<')
     }) else {
         return Err(syn::Error::new(
             whole,

@@ -166,7 +166,9 @@ impl InferCtx {
         for (ty, value, span) in &self.literal_checks {
             if let Ty::Scalar(s) = self.resolve(ty) {
                 if let Some((lo, hi)) = s.int_range() {
-                    if *value < lo || *value > hi {
+                    // A negative unsigned literal is reported once, by the negation check.
+                    let negated_unsigned = *value < 0 && !s.is_signed();
+                    if !negated_unsigned && (*value < lo || *value > hi) {
                         errors.push(syn::Error::new(
                             *span,
                             format!(

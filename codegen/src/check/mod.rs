@@ -216,12 +216,18 @@ impl<'p> Checker<'p> {
                 None
             }
             syn::Type::Paren(p) => self.param_type(&p.elem),
+            syn::Type::Group(g) => self.param_type(&g.elem),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
 
     /// A scalar type written in source; errors name what can be used instead.
     fn scalar_type(&mut self, ty: &syn::Type) -> Option<Scalar> {
+        match ty {
+            syn::Type::Group(g) => return self.scalar_type(&g.elem),
+            syn::Type::Paren(p) => return self.scalar_type(&p.elem),
+            _ => {}
+        }
         if let syn::Type::Path(p) = ty {
             if p.qself.is_none() {
                 if let Some(ident) = p.path.get_ident() {
@@ -284,6 +290,7 @@ impl<'p> Checker<'p> {
                 })
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
+            syn::Type::Group(g) => self.local_type(&g.elem),
             syn::Type::Infer(_) => Some(self.infer.fresh(false)),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }

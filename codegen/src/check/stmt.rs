@@ -31,7 +31,7 @@ impl Checker<'_> {
                             diverges = true;
                         } else if semi.is_none() {
                             // `if`/`while`/blocks used as statements must be `()`.
-                            self.unify_at(&Ty::Unit, &x.ty.clone(), e, "an expression statement without `;`");
+                            self.expect_unit(&x.ty.clone(), e, "an expression statement without `;`");
                         }
                         stmts.push(Stmt::Expr(x));
                     }
@@ -141,6 +141,13 @@ impl Checker<'_> {
         }
     }
 
+    /// Requires `()` (or `!`, which becomes anything).
+    fn expect_unit(&mut self, ty: &Ty, at: impl ToTokens, what: &str) {
+        if !matches!(self.infer.shallow(ty), Ty::Never) {
+            self.unify_at(&Ty::Unit, ty, at, what);
+        }
+    }
+
     fn open_loop(&mut self, label: Option<&syn::Label>, is_loop: bool) -> usize {
         let id = self.loop_count;
         self.loop_count += 1;
@@ -157,7 +164,7 @@ impl Checker<'_> {
         let span = span_of(l);
         let id = self.open_loop(l.label.as_ref(), true);
         let body = self.block(&l.body);
-        self.unify_at(&Ty::Unit, &body.ty.clone(), &l.body, "the body of `loop`");
+        self.expect_unit(&body.ty.clone(), &l.body, "the body of `loop`");
         let scope = self.loops.pop().expect("pushed above");
         let ty = scope.break_ty.unwrap_or(Ty::Never);
         Expr {
@@ -177,7 +184,7 @@ impl Checker<'_> {
         self.unify_at(&Ty::BOOL, &cond.ty, &w.cond, "the condition of `while`");
         let id = self.open_loop(w.label.as_ref(), false);
         let body = self.block(&w.body);
-        self.unify_at(&Ty::Unit, &body.ty.clone(), &w.body, "the body of `while`");
+        self.expect_unit(&body.ty.clone(), &w.body, "the body of `while`");
         self.loops.pop();
         Expr {
             kind: ExprKind::While(id, Box::new(cond), body),
@@ -255,7 +262,7 @@ impl Checker<'_> {
         };
         let id = self.open_loop(f.label.as_ref(), false);
         let body = self.block(&f.body);
-        self.unify_at(&Ty::Unit, &body.ty.clone(), &f.body, "the body of `for`");
+        self.expect_unit(&body.ty.clone(), &f.body, "the body of `for`");
         self.loops.pop();
         self.scopes.pop();
         Expr {

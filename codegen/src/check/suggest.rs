@@ -2,7 +2,7 @@
 
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.len() / 3).max(1);
+    let limit = name.chars().count() / 3;
     candidates
         .into_iter()
         .map(|c| (distance(name, c), c))

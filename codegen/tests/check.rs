@@ -1,0 +1,224 @@
+//! The type checker: Rust's typing rules, literal inference, and errors collected at spans.
+
+mod common;
+
+use common::{compile, errors};
+use cuprum_codegen::ir::{ExprKind, Stmt};
+use cuprum_codegen::ty::{Scalar, Ty};
+
+fn local_type(src: &str, name: &str) -> Ty {
+    let k = compile(src);
+    k.program
+        .kernel
+        .locals
+        .iter()
+        .find(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no local {name}"))
+        .ty
+        .clone()
+}
+
+#[test]
+fn float_literal_takes_its_type_from_context() {
+    let src = "fn k(o: &mut [f32], a: f32) { let x = 2.0; let y = a * x; o[0] = y; }";
+    assert_eq!(local_type(src, "x"), Ty::Scalar(Scalar::F32));
+}
+
+#[test]
+fn unconstrained_literals_default_like_rust() {
+    assert_eq!(
+        local_type(
+            "fn k(o: &mut [f64]) { let x = 2.5; let i = 3; o[0] = x; }",
+            "i"
+        ),
+        Ty::Scalar(Scalar::I32)
+    );
+    assert_eq!(
+        local_type("fn k(o: &mut [i32]) { let x = 2.5; o[0] = 1; }", "x"),
+        Ty::Scalar(Scalar::F64)
+    );
+}
+
+#[test]
+fn integer_literal_inferred_through_later_use() {
+    let src = "fn k(o: &mut [u8]) { let mut c = 0; c += 1; o[0] = c; }";
+    assert_eq!(local_type(src, "c"), Ty::Scalar(Scalar::U8));
+}
+
+#[test]
+fn index_literals_become_usize() {
+    let src = "fn k(o: &mut [f32]) { let i = 5; o[i] = 1.0; }";
+    assert_eq!(local_type(src, "i"), Ty::Scalar(Scalar::Usize));
+}
+
+#[test]
+fn shadowing_gives_each_binding_its_own_type() {
+    let k = compile("fn k(o: &mut [f32], x: u32) { let v = x; let v = v as f32; o[0] = v; }");
+    let vs: Vec<&Ty> = k
+        .program
+        .kernel
+        .locals
+        .iter()
+        .filter(|l| l.name == "v")
+        .map(|l| &l.ty)
+        .collect();
+    assert_eq!(vs, vec![&Ty::Scalar(Scalar::U32), &Ty::Scalar(Scalar::F32)]);
+}
+
+#[test]
+fn tuples_arrays_and_loops_type_check() {
+    let src = r#"fn k(o: &mut [i64]) {
+        let mut acc = [0i64; 4];
+        let (a, b) = (1, 2i64);
+        for i in (0..4).step_by(2) { acc[i] = a + b; }
+        let v = loop { break acc[0] + acc[2]; };
+        let w = if v > 0 { v } else { -v };
+        let mut j = 0;
+        while j < 3 { j += 1; if j == 2 { continue; } }
+        o[0] = w + j;
+    }"#;
+    let k = compile(src);
+    assert!(k.ptx.contains(".entry k("));
+    let ty = |n: &str| {
+        k.program
+            .kernel
+            .locals
+            .iter()
+            .find(|l| l.name == n)
+            .unwrap()
+            .ty
+            .clone()
+    };
+    assert_eq!(ty("a"), Ty::Scalar(Scalar::I64));
+    assert_eq!(ty("i"), Ty::Scalar(Scalar::Usize));
+    assert_eq!(ty("acc"), Ty::Array(Box::new(Ty::Scalar(Scalar::I64)), 4));
+    assert_eq!(ty("j"), Ty::Scalar(Scalar::I64));
+}
+
+#[test]
+fn if_else_is_an_expression() {
+    let k = compile("fn k(o: &mut [u32], c: bool) { let v = if c { 1 } else { 2 }; o[0] = v; }");
+    let Stmt::Let { init, .. } = &k.program.kernel.body.stmts[0] else {
+        panic!()
+    };
+    assert!(matches!(init.kind, ExprKind::If(..)));
+    assert_eq!(init.ty, Ty::Scalar(Scalar::U32));
+}
+
+#[test]
+fn mixed_float_widths_are_an_error_with_a_cast_hint() {
+    let e = errors("fn k(o: &mut [f32], a: f32, b: f64) { o[0] = a * b; }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("cannot apply `*` to `f32` and `f64`") && e[0].contains("as f32"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn int_literal_next_to_float_suggests_a_float_literal() {
+    let e = errors("fn k(o: &mut [f32], a: f32) { o[0] = a * 2; }");
+    assert!(
+        e[0].contains("write a float literal such as `2.0`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn several_mistakes_are_all_reported() {
+    let e = errors("fn k(o: &mut [f32], n: u32) { let a = n + 1.5; o[n] = 1.0; let z: u8 = 300; }");
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("cannot apply `+` to `u32` and `{float}`")),
+        "{e:?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("indexed by `usize`, found `u32`")),
+        "{e:?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("literal out of range for `u8`")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn writing_through_a_shared_reference_is_an_error() {
+    let e = errors("fn k(x: &[f32]) { x[0] = 1.0; }");
+    assert!(
+        e[0].contains("read-only") && e[0].contains("&mut [f32]"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn assigning_an_immutable_local_is_an_error() {
+    let e = errors("fn k(o: &mut [i32]) { let a = 1; a = 2; o[0] = a; }");
+    assert!(e[0].contains("not declared mutable"), "{e:?}");
+}
+
+#[test]
+fn unsigned_negation_is_an_error() {
+    let e = errors("fn k(o: &mut [u32], a: u32) { o[0] = -a; }");
+    assert!(
+        e[0].contains("cannot apply unary operator `-` to type `u32`"),
+        "{e:?}"
+    );
+    let e = errors("fn k(o: &mut [u32]) { let a = -1; o[0] = a; }");
+    assert!(e[0].contains("unary operator `-`"), "{e:?}");
+}
+
+#[test]
+fn kernels_cannot_return_values() {
+    let e = errors("fn k(o: &mut [i32]) -> i32 { 1 }");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("kernels cannot return a value")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn unknown_gpu_function_suggests_the_right_one() {
+    let e = errors("fn k(o: &mut [u32]) { o[0] = gpu::thread_id().x; }");
+    assert!(e[0].contains("did you mean `gpu::thread_idx`"), "{e:?}");
+}
+
+#[test]
+fn calling_an_undeclared_function_suggests_device() {
+    let e = errors("fn k(o: &mut [f32]) { o[0] = helper(1.0); }");
+    assert!(e[0].contains("#[device] fn helper"), "{e:?}");
+}
+
+#[test]
+fn heap_types_are_rejected_with_advice() {
+    let e = errors("fn k(v: Vec<f32>) {}");
+    assert!(
+        e[0].contains("heap allocation is not available in kernels"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn break_outside_loop_and_unknown_label() {
+    let e = errors("fn k(o: &mut [i32]) { break; }");
+    assert!(e[0].contains("`break` outside of a loop"), "{e:?}");
+    let e = errors("fn k(o: &mut [i32]) { loop { break 'nope; } }");
+    assert!(e[0].contains("undeclared label `'nope`"), "{e:?}");
+}
+
+#[test]
+fn constant_index_past_a_local_array_is_a_compile_error() {
+    let e = errors("fn k(o: &mut [i32]) { let a = [1, 2, 3]; o[0] = a[3]; }");
+    assert!(e[0].contains("the length is 3 but the index is 3"), "{e:?}");
+}
+
+#[test]
+fn ir_verifier_accepts_every_checked_program() {
+    let k =
+        compile("fn k(o: &mut [f32], x: &[f32]) { for i in 0..x.len() { o[i] = x[i] * 2.0; } }");
+    cuprum_codegen::verify::verify_program(&k.program).unwrap();
+}

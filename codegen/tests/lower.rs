@@ -1,0 +1,163 @@
+//! Lowering and emission: the PTX each construct produces.
+
+mod common;
+
+use common::{compile, compile_with, entry_body};
+use cuprum_codegen::KernelOptions;
+
+#[test]
+fn read_only_slices_load_through_the_non_coherent_cache() {
+    let k = compile("fn k(o: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); if i < o.len() { o[i] = x[i]; } }");
+    let body = entry_body(&k.ptx, "k");
+    assert!(body.contains("ld.global.nc.b32"), "{body}");
+    assert!(body.contains(".ptr .global .align 4"), "{body}");
+}
+
+#[test]
+fn the_default_target_is_sm80_with_ptx_7_8() {
+    let k = compile("fn k(o: &mut [f32]) {}");
+    assert!(
+        k.ptx.contains(".version 7.8") && k.ptx.contains(".target sm_80"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn target_option_overrides_the_default() {
+    let opts = KernelOptions {
+        target: Some(cuprum_codegen::Target::parse("sm_90a").unwrap()),
+        ..KernelOptions::default()
+    };
+    let k = compile_with("fn k(o: &mut [f32]) {}", &opts).unwrap();
+    assert!(
+        k.ptx.contains(".version 8.0") && k.ptx.contains(".target sm_90a"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn multiply_add_contracts_to_fma() {
+    let k = compile("fn k(o: &mut [f32], x: &[f32], a: f32) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a * x[i] + o[i]; } }");
+    assert!(entry_body(&k.ptx, "k").contains("fma.rn.f32"));
+}
+
+#[test]
+fn bounds_checks_call_the_panic_path_and_unchecked_removes_it() {
+    let src = "fn k(o: &mut [u32], x: &[u32], j: usize) { o[j] = x[j]; }";
+    let checked = compile(src);
+    assert!(
+        checked.ptx.contains("call.uni __cuprum_panic"),
+        "{}",
+        checked.ptx
+    );
+    assert_eq!(checked.program.sites.len(), 2);
+    let unchecked = compile_with(
+        src,
+        &KernelOptions {
+            checked: false,
+            ..KernelOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        !unchecked.ptx.contains("__cuprum_panic"),
+        "{}",
+        unchecked.ptx
+    );
+    assert!(unchecked.program.sites.is_empty());
+}
+
+#[test]
+fn global_id_uses_one_wide_multiply() {
+    let k = compile(
+        "fn k(o: &mut [u64]) { let i = gpu::global_id_x(); if i < o.len() { o[i] = i as u64; } }",
+    );
+    assert!(
+        entry_body(&k.ptx, "k").contains("mul.wide.u32"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn sync_threads_is_a_barrier() {
+    let k = compile("fn k(o: &mut [u32]) { gpu::sync_threads(); o[0] = 1; }");
+    assert!(
+        entry_body(&k.ptx, "k").contains("bar.sync \t0"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn index_builtins_read_special_registers() {
+    let k = compile(
+        "fn k(o: &mut [u32]) { let t = gpu::thread_idx(); let b = gpu::block_idx(); let d = gpu::block_dim(); let g = gpu::grid_dim();
+         o[0] = t.x + t.y + t.z + b.x + b.y + b.z + d.x + d.y + d.z + g.x + g.y + g.z + gpu::lane_id() + gpu::warp_id(); }",
+    );
+    let body = entry_body(&k.ptx, "k");
+    for reg in [
+        "%tid.x",
+        "%tid.y",
+        "%tid.z",
+        "%ctaid.z",
+        "%ntid.y",
+        "%nctaid.x",
+        "%laneid",
+    ] {
+        assert!(body.contains(reg), "{reg} missing:\n{body}");
+    }
+}
+
+#[test]
+fn float_to_int_casts_saturate() {
+    let k = compile("fn k(o: &mut [i32], x: &[f32]) { o[0] = x[0] as i32; }");
+    assert!(
+        entry_body(&k.ptx, "k").contains("cvt.rzi.s32.f32"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn shifts_mask_their_amount_like_rust() {
+    let k = compile("fn k(o: &mut [u32], s: u32) { o[0] = 1u32 << s; }");
+    assert!(entry_body(&k.ptx, "k").contains("and.b32"), "{}", k.ptx);
+}
+
+#[test]
+fn launch_bounds_reach_the_ptx() {
+    let opts = KernelOptions {
+        max_threads: Some(256),
+        min_blocks: Some(2),
+        ..KernelOptions::default()
+    };
+    let k = compile_with("fn k(o: &mut [u32]) { o[0] = 1; }", &opts).unwrap();
+    assert!(
+        k.ptx.contains(".maxntid 256") && k.ptx.contains(".minnctapersm 2"),
+        "{}",
+        k.ptx
+    );
+}
+
+#[test]
+fn same_source_gives_the_same_ptx() {
+    let src = "fn k(o: &mut [f32], x: &[f32]) { for i in 0..x.len() { o[i] = x[i].sqrt(); } }";
+    assert_eq!(compile(src).ptx, compile(src).ptx);
+}
+
+#[test]
+fn bool_parameters_and_buffers_are_bytes() {
+    let k = compile("fn k(o: &mut [bool], x: &[bool], flip: bool) { let i = gpu::global_id_x(); if i < o.len() { o[i] = x[i] != flip; } }");
+    let body = entry_body(&k.ptx, "k");
+    assert!(
+        body.contains(".param .u8 k_param_4") || body.contains(".param .b8 k_param_4"),
+        "{body}"
+    );
+    assert!(
+        body.contains("ld.global.nc.b8") || body.contains("ld.global.nc.u8"),
+        "{body}"
+    );
+}

@@ -1,0 +1,136 @@
+//! Runtime checks: an out-of-bounds index stops the kernel and the host gets
+//! `Error::KernelPanic` naming kernel, line, block, thread, index and length; memory past the
+//! end is never written; the stream and its context stay usable afterwards.
+
+use cuprum::prelude::*;
+use cuprum_testkit::{device_or_skip, random_f32};
+
+/// Writes `out[i + shift]` without checking: out of range for the last `shift` threads.
+#[kernel]
+pub fn shifted_copy(out: &mut [f32], x: &[f32], shift: usize) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        out[i + shift] = x[i];
+    }
+}
+
+#[kernel]
+pub fn divide(out: &mut [i32], num: &[i32], den: &[i32]) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = num[i] / den[i];
+    }
+}
+
+#[test]
+fn out_of_bounds_write_is_reported_and_nothing_is_corrupted() -> cuprum::Result<()> {
+    let Some(dev) = device_or_skip("gpu_checks")? else {
+        return Ok(());
+    };
+    let stream = dev.default_stream();
+    let n = 1000;
+    let x = random_f32(n, 1.0, 2.0);
+    let dx = stream.to_device(&x)?;
+    // `out` is a view of the first n elements of a larger buffer: the guard past it must
+    // stay untouched.
+    let guard = -7.0f32;
+    let mut big = stream.to_device(&vec![guard; n + 64])?;
+    let shift = 3;
+    let result = launch!(shifted_copy<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut big.slice_mut(0..n), &dx, shift))
+        .and_then(|()| stream.synchronize());
+    let Err(Error::KernelPanic(p)) = result else {
+        panic!("expected a kernel panic, got {result:?}")
+    };
+    assert_eq!(p.kernel, "shifted_copy");
+    assert!(p.file.ends_with("gpu_checks.rs"), "{p}");
+    let line = include_str!("gpu_checks.rs")
+        .lines()
+        .position(|l| l.contains("out[i + shift] = x[i]"))
+        .unwrap()
+        + 1;
+    assert_eq!(p.line as usize, line, "{p}");
+    let global = p.block.x as usize * 128 + p.thread.x as usize;
+    assert!(global + shift >= n && global < n, "{p}");
+    assert!(
+        p.message.contains(&format!(
+            "the len is {n} but the index is {}",
+            global + shift
+        )),
+        "{p}"
+    );
+    // The in-range writes happened, the guard is intact.
+    let after = stream.to_host(&big)?;
+    for i in 0..n - shift {
+        assert_eq!(after[i + shift], x[i], "element {}", i + shift);
+    }
+    assert!(
+        after[n..].iter().all(|&v| v == guard),
+        "memory past the view was written"
+    );
+    // The stream and context still work, and the panic is not reported twice.
+    let mut y = stream.to_device(&vec![0.0f32; n + shift])?;
+    launch!(shifted_copy<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut y, &dx, shift))?;
+    let y = stream.to_host(&y)?;
+    assert_eq!(&y[shift..], &x[..]);
+    Ok(())
+}
+
+#[test]
+fn division_by_zero_is_reported() -> cuprum::Result<()> {
+    let Some(dev) = device_or_skip("gpu_checks")? else {
+        return Ok(());
+    };
+    let stream = dev.new_stream()?;
+    let n = 300;
+    let mut rng = fastrand::Rng::new();
+    let num: Vec<i32> = (0..n).map(|_| rng.i32(1..1000)).collect();
+    let mut den: Vec<i32> = (0..n).map(|_| rng.i32(1..50)).collect();
+    let zero_at = rng.usize(0..n);
+    den[zero_at] = 0;
+    let (dn, dd) = (stream.to_device(&num)?, stream.to_device(&den)?);
+    let mut out = stream.alloc_zeros::<i32>(n)?;
+    launch!(divide<<<3, 128, stream>>>(&mut out, &dn, &dd))?;
+    match stream.synchronize() {
+        Err(Error::KernelPanic(p)) => {
+            assert_eq!(p.kernel, "divide");
+            assert_eq!(
+                p.block.x as usize * 128 + p.thread.x as usize,
+                zero_at,
+                "{p}"
+            );
+            assert!(p.message.contains("divide by zero"), "{p}");
+        }
+        other => panic!("expected a kernel panic, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[test]
+fn invalid_launch_configurations_are_errors_before_launch() -> cuprum::Result<()> {
+    let Some(dev) = device_or_skip("gpu_checks")? else {
+        return Ok(());
+    };
+    let stream = dev.default_stream();
+    let x = stream.to_device(&[1.0f32; 4])?;
+    let mut out = stream.alloc_zeros::<f32>(4)?;
+    for (block, what) in [
+        ((2048u32, 1u32, 1u32), "limit"),
+        ((1, 1, 0), "no threads"),
+        ((32, 32, 2), "threads per block"),
+    ] {
+        match launch!(shifted_copy<<<1, block, stream>>>(&mut out, &x, 0)) {
+            Err(Error::LaunchConfig(msg)) => assert!(msg.contains(what), "{msg}"),
+            other => {
+                panic!("block {block:?}: expected a launch configuration error, got {other:?}")
+            }
+        }
+    }
+    let too_much_shared = LaunchConfig::new(1, 32).with_shared_bytes(1 << 20);
+    assert!(matches!(
+        shifted_copy::launch(&stream, too_much_shared, &mut out, &x, 0),
+        Err(Error::LaunchConfig(_))
+    ));
+    // An empty grid launches nothing and is fine.
+    launch!(shifted_copy<<<0, 32, stream>>>(&mut out, &x, 0))?;
+    stream.synchronize()
+}
