@@ -32,7 +32,8 @@ pub fn compare_f32(got: &[f32], want: &[f32], scale: &[f32], tol: f32) -> Result
     for (i, ((&g, &w), &s)) in got.iter().zip(want).zip(scale).enumerate() {
         let bound = s.abs() + w.abs();
         let err = (g - w).abs();
-        if !(err <= tol * bound) {
+        // Written so that NaN fails too.
+        if err.is_nan() || err > tol * bound {
             return Err(format!(
                 "element {i}: got {g}, expected {w} (error {err}, allowed {})",
                 tol * bound

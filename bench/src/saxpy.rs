@@ -156,7 +156,7 @@ pub fn launch_cost(dev: &Device, batches: usize, per_batch: usize) -> Result<Vec
 
     let mut samples = [Vec::new(), Vec::new(), Vec::new()];
     for batch in 0..batches + 2 {
-        for which in 0..3 {
+        for (which, sample) in samples.iter_mut().enumerate() {
             stream.synchronize().map_err(err)?;
             let t0 = Instant::now();
             for _ in 0..per_batch {
@@ -176,7 +176,7 @@ pub fn launch_cost(dev: &Device, batches: usize, per_batch: usize) -> Result<Vec
             }
             let us = t0.elapsed().as_secs_f64() * 1e6 / per_batch as f64;
             if batch >= 2 {
-                samples[which].push(us);
+                sample.push(us);
             }
         }
     }

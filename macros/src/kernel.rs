@@ -222,6 +222,8 @@ fn emit(
         #[derive(Clone, Copy, Debug)]
         #vis struct #name;
 
+        // A kernel that is only launched has unread constants; that is not worth a warning.
+        #[allow(dead_code)]
         impl #name {
             #[doc = #ptx_doc]
             #vis const PTX: &'static str = #ptx;

@@ -119,6 +119,7 @@ impl Device {
     ///
     /// # Errors
     /// As [`Device::gpu`]; [`Error::BadDeviceSelector`] for an unknown `CUPRUM_DEVICE`.
+    #[allow(clippy::should_implement_trait)] // DESIGN §3 names it; it is fallible, unlike Default.
     pub fn default() -> Result<Device> {
         match std::env::var("CUPRUM_DEVICE") {
             Ok(sel) => match parse_selector(&sel)? {

@@ -112,8 +112,7 @@ fn number_before(line: &str, unit: &str) -> Option<u32> {
     let at = line.find(unit)?;
     line[..at]
         .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .last()?
+        .rfind(|s| !s.is_empty())?
         .parse()
         .ok()
 }

@@ -16,9 +16,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ir::{
-    CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SharedAlloc, SiteId,
-};
+use crate::ir::{CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SiteId};
 use crate::options::KernelOptions;
 use crate::ty::{Scalar, Ty};
 use infer::InferCtx;
@@ -29,10 +27,9 @@ pub use builtins::GPU_FUNCTIONS;
 pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Program, syn::Error> {
     let mut errors = Vec::new();
     let mut sites = Vec::new();
-    let mut shared = Vec::new();
     check_kernel_signature(item, &mut errors);
     let kernel = {
-        let mut checker = Checker::new(&mut errors, &mut sites, &mut shared, options.checked);
+        let mut checker = Checker::new(&mut errors, &mut sites, options.checked);
         checker.function(item, Ty::Unit)
     };
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
@@ -45,7 +42,7 @@ pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Progr
         kernel,
         functions: Vec::new(),
         sites,
-        shared,
+        shared: Vec::new(),
     })
 }
 
@@ -103,7 +100,6 @@ pub(crate) struct Checker<'p> {
     infer: InferCtx,
     errors: &'p mut Vec<syn::Error>,
     sites: &'p mut Vec<CheckSite>,
-    shared: &'p mut Vec<SharedAlloc>,
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, LocalId)>>,
     loops: Vec<LoopScope>,
@@ -113,17 +109,11 @@ pub(crate) struct Checker<'p> {
 }
 
 impl<'p> Checker<'p> {
-    fn new(
-        errors: &'p mut Vec<syn::Error>,
-        sites: &'p mut Vec<CheckSite>,
-        shared: &'p mut Vec<SharedAlloc>,
-        checked: bool,
-    ) -> Self {
+    fn new(errors: &'p mut Vec<syn::Error>, sites: &'p mut Vec<CheckSite>, checked: bool) -> Self {
         Checker {
             infer: InferCtx::default(),
             errors,
             sites,
-            shared,
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             loops: Vec::new(),
@@ -324,11 +314,6 @@ impl<'p> Checker<'p> {
     /// Records an error at the tokens of `at`.
     fn error(&mut self, at: impl ToTokens, msg: impl std::fmt::Display) {
         self.errors.push(syn::Error::new_spanned(at, msg));
-    }
-
-    /// Records an error at one span.
-    fn error_at(&mut self, span: Span, msg: impl std::fmt::Display) {
-        self.errors.push(syn::Error::new(span, msg));
     }
 
     /// Unifies `expected` with `found`, reporting a mismatch at `at`.

@@ -26,8 +26,6 @@ use crate::ty::{Scalar, Ty};
 const PTX_KERNEL_CC: u32 = 71;
 /// Global memory.
 pub(crate) const GLOBAL: u16 = 1;
-/// Shared memory.
-pub(crate) const SHARED: u16 = 3;
 
 /// The name of the cold function that records a failed check.
 pub const PANIC_FN: &str = "__cuprum_panic";
@@ -50,15 +48,7 @@ pub fn lower_program<'ctx>(
     let module = ctx.create_module(entry_name);
     let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
     let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
-    let mut lower = FnLower::new(
-        ctx,
-        &module,
-        program,
-        &program.kernel,
-        kernel,
-        options,
-        panic_fn,
-    );
+    let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
     lower.kernel_body(entry_name);
     module
 }
@@ -94,7 +84,6 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub b: Builder<'ctx>,
     pub func: FunctionValue<'ctx>,
     pub ir: &'a Function,
-    pub program: &'a Program,
     pub options: &'a KernelOptions,
     pub slots: Vec<Slot<'ctx>>,
     pub loops: Vec<Option<LoopTargets<'ctx>>>,
@@ -307,7 +296,7 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
         };
         let st = ok!(b.build_store(p, v));
         ok!(st.set_volatile(true));
-        ok!(st.set_alignment(if offset % 8 == 0 { 8 } else { 4 }));
+        ok!(st.set_alignment(if offset.is_multiple_of(8) { 8 } else { 4 }));
     };
     store(4, f.get_nth_param(1).unwrap());
     store(8, f.get_nth_param(2).unwrap());
@@ -345,7 +334,6 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     fn new(
         ctx: &'ctx Context,
         module: &'a Module<'ctx>,
-        program: &'a Program,
         ir: &'a Function,
         func: FunctionValue<'ctx>,
         options: &'a KernelOptions,
@@ -360,7 +348,6 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             b,
             func,
             ir,
-            program,
             options,
             slots: vec![Slot::Nothing; ir.locals.len()],
             loops: vec![None; ir.loop_count],
