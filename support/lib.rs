@@ -46,16 +46,9 @@ pub fn compare_f32(got: &[f32], want: &[f32], scale: &[f32], tol: f32) -> Result
     Ok(worst)
 }
 
-/// The device a test or example runs on: `Device::default()`. `None` (after saying why on
-/// stderr) only when there is no GPU and `CUPRUM_DEVICE` does not demand one; under
-/// `CUPRUM_DEVICE=gpu` a missing GPU is an error.
-pub fn device_or_skip(what: &str) -> Result<Option<Device>, Error> {
-    match Device::default() {
-        Ok(d) => Ok(Some(d)),
-        Err(Error::NoGpu) if std::env::var_os("CUPRUM_DEVICE").is_none() => {
-            eprintln!("{what}: skipped: no CUDA GPU on this machine (set CUPRUM_DEVICE=gpu to require one)");
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
+/// The device a test or example runs on: `Device::default()`, which is the CPU simulator on a
+/// machine without a GPU, and the GPU when `CUPRUM_DEVICE=gpu` (then a missing GPU is an
+/// error).
+pub fn device() -> Result<Device, Error> {
+    Device::default()
 }

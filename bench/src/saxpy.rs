@@ -46,7 +46,10 @@ pub fn throughput(dev: &Device, arch: &str, rounds: usize) -> Result<Vec<Row>, S
     let dx = stream.to_device(&x).map_err(err)?;
     let mut dy = stream.to_device(&y).map_err(err)?;
     let funcs = nvcc::compile(
-        stream.device().cuda_context(),
+        stream
+            .device()
+            .cuda_context()
+            .expect("the bench runs on a GPU"),
         "saxpy",
         include_str!("../cuda/saxpy.cu"),
         arch,
@@ -59,13 +62,16 @@ pub fn throughput(dev: &Device, arch: &str, rounds: usize) -> Result<Vec<Row>, S
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
-    let cuda = stream.cuda_stream().clone();
+    let cuda = stream
+        .cuda_stream()
+        .expect("the bench runs on a GPU")
+        .clone();
     let n64 = n as u64;
 
     let run_nvcc = |dy: &mut DeviceBuffer<f32>| -> cuprum::Result<()> {
         let mut b = cuda.launch_builder(reference);
-        b.arg(dy.cuda_slice_mut())
-            .arg(dx.cuda_slice())
+        b.arg(dy.cuda_slice_mut().expect("GPU buffer"))
+            .arg(dx.cuda_slice().expect("GPU buffer"))
             .arg(&a)
             .arg(&n64);
         unsafe { b.launch(cuda_cfg) }.map_err(|source| Error::Driver {
@@ -139,14 +145,21 @@ pub fn launch_cost(dev: &Device, batches: usize, per_batch: usize) -> Result<Vec
     let mut dy = stream.to_device(&random(n, &mut rng)).map_err(err)?;
     let a = 1.0001f32;
     let cfg = LaunchConfig::new(4, 256);
-    let ctx = stream.device().cuda_context().clone();
+    let ctx = stream
+        .device()
+        .cuda_context()
+        .expect("the bench runs on a GPU")
+        .clone();
     let module = ctx
         .load_module(cudarc::nvrtc::Ptx::from_src(saxpy_unchecked::PTX))
         .map_err(|e| e.to_string())?;
     let f = module
         .load_function(saxpy_unchecked::NAME)
         .map_err(|e| e.to_string())?;
-    let cuda = stream.cuda_stream().clone();
+    let cuda = stream
+        .cuda_stream()
+        .expect("the bench runs on a GPU")
+        .clone();
     let cuda_cfg = CudaConfig {
         grid_dim: (4, 1, 1),
         block_dim: (256, 1, 1),
@@ -165,9 +178,9 @@ pub fn launch_cost(dev: &Device, batches: usize, per_batch: usize) -> Result<Vec
                     1 => saxpy::launch(&stream, cfg, &mut dy, &dx, a).map_err(err)?,
                     _ => {
                         let mut b = cuda.launch_builder(&f);
-                        b.arg(dy.cuda_slice_mut())
+                        b.arg(dy.cuda_slice_mut().expect("GPU buffer"))
                             .arg(&n64)
-                            .arg(dx.cuda_slice())
+                            .arg(dx.cuda_slice().expect("GPU buffer"))
                             .arg(&n64)
                             .arg(&a);
                         unsafe { b.launch(cuda_cfg) }.map_err(|e| e.to_string())?;

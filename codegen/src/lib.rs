@@ -13,6 +13,7 @@ pub mod emit;
 pub mod ir;
 pub mod lower;
 pub mod options;
+pub mod sim;
 pub mod target;
 pub mod ty;
 pub mod verify;

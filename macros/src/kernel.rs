@@ -193,6 +193,8 @@ fn emit(
     });
     let mut prepare = Vec::new();
     let mut push = Vec::new();
+    let mut sim_prepare = Vec::new();
+    let mut sim_args = Vec::new();
     for (i, p) in params.iter().enumerate() {
         let local = format_ident!("__cuprum_arg{}", i);
         match p {
@@ -203,6 +205,8 @@ fn emit(
             } => {
                 prepare.push(quote!(let mut #local = __cuprum_gpu.slice_mut(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&mut #local.view).arg(&#local.len);));
+                sim_prepare.push(quote!(let #local = __cuprum_sim.slice_mut(#name)?;));
+                sim_args.push(quote!(#local));
             }
             HostParam::Slice {
                 name,
@@ -211,10 +215,18 @@ fn emit(
             } => {
                 prepare.push(quote!(let #local = __cuprum_gpu.slice(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&#local.view).arg(&#local.len);));
+                sim_prepare.push(quote!(let #local = __cuprum_sim.slice(#name)?;));
+                sim_args.push(quote!(#local));
             }
-            HostParam::Scalar { name, .. } => push.push(quote!(__cuprum_args.arg(&#name);)),
+            HostParam::Scalar { name, .. } => {
+                push.push(quote!(__cuprum_args.arg(&#name);));
+                sim_args.push(quote!(#name));
+            }
         }
     }
+    let sim_body_name = format_ident!("__cuprum_sim_body");
+    let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
+    let cooperative = cuprum_codegen::sim::is_cooperative(&k.program);
     let ptx_doc = format!("The PTX of `{name}`, compiled for {}.", k.target);
     quote! {
         #(#forwarded)*
@@ -237,6 +249,8 @@ fn emit(
                 checked: #checked,
                 max_threads: #max_threads,
                 sites: &[#(#sites),*],
+                cooperative: #cooperative,
+                shared: &[],
             };
 
             #[doc = #doc_launch]
@@ -246,6 +260,7 @@ fn emit(
                 #(#signature),*
             ) -> ::cuprum::Result<()> {
                 use ::cuprum::__private::PushKernelArg as _;
+                #sim_body
                 static __CUPRUM_CACHE: ::cuprum::__private::FunctionCache = ::cuprum::__private::FunctionCache::new();
                 let __cuprum_config: ::cuprum::LaunchConfig = __cuprum_config.into();
                 match ::cuprum::__private::backend(__cuprum_stream) {
@@ -259,6 +274,10 @@ fn emit(
                         let mut __cuprum_args = __cuprum_launch.builder();
                         #(#push)*
                         __cuprum_launch.finish(__cuprum_args)
+                    }
+                    ::cuprum::__private::Backend::Sim(__cuprum_sim) => {
+                        #(#sim_prepare)*
+                        __cuprum_sim.launch(&Self::INFO, &__cuprum_config, move |__cuprum_t| #sim_body_name(__cuprum_t, #(#sim_args),*))
                     }
                 }
             }

@@ -1,36 +1,57 @@
 //! `DeviceBuffer<T>` and its views, and the traits a launch takes them by.
 
+use std::marker::PhantomData;
 use std::ops::RangeBounds;
 
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut};
+use cuprum_std::sim::{SimBuffer, SimSlice, SimSliceMut};
 
 use crate::device::Device;
 use crate::element::Element;
 
 /// An array of `T` in device memory, owned. Freed when dropped.
 pub struct DeviceBuffer<T: Element> {
-    slice: CudaSlice<T>,
+    storage: Storage<T>,
     device: Device,
+}
+
+enum Storage<T: Element> {
+    Gpu(CudaSlice<T>),
+    Sim(SimBuffer<T>),
 }
 
 /// A read-only view of part of a [`DeviceBuffer`]; launches take it wherever they take a
 /// `&DeviceBuffer`.
 pub struct DeviceView<'a, T: Element> {
-    view: CudaView<'a, T>,
+    repr: Repr<'a, T>,
     device: &'a Device,
 }
 
 /// A writable view of part of a [`DeviceBuffer`]; launches take it wherever they take a
 /// `&mut DeviceBuffer`.
 pub struct DeviceViewMut<'a, T: Element> {
-    view: CudaViewMut<'a, T>,
+    repr: ReprMut<'a, T>,
     device: &'a Device,
 }
 
-/// A read-only device slice as a launch or copy sees it.
+/// Read-only device memory as a launch or copy sees it.
+#[doc(hidden)]
+pub enum Repr<'a, T> {
+    Gpu(CudaView<'a, T>),
+    Sim(SimSlice<T>, PhantomData<&'a T>),
+}
+
+/// Writable device memory as a launch or copy sees it.
+#[doc(hidden)]
+pub enum ReprMut<'a, T> {
+    Gpu(CudaViewMut<'a, T>),
+    Sim(SimSliceMut<T>, PhantomData<&'a mut T>),
+}
+
+/// A read-only view with its device.
 #[doc(hidden)]
 pub struct RawView<'a, T> {
-    pub cuda: CudaView<'a, T>,
+    pub repr: Repr<'a, T>,
     device: &'a Device,
 }
 
@@ -41,10 +62,10 @@ impl<T> RawView<'_, T> {
     }
 }
 
-/// A writable device slice as a launch or copy sees it.
+/// A writable view with its device.
 #[doc(hidden)]
 pub struct RawViewMut<'a, T> {
-    pub cuda: CudaViewMut<'a, T>,
+    pub repr: ReprMut<'a, T>,
     device: &'a Device,
 }
 
@@ -84,13 +105,26 @@ pub trait DeviceSliceMut<T: Element>: DeviceSlice<T> {
 }
 
 impl<T: Element> DeviceBuffer<T> {
-    pub(crate) fn from_parts(slice: CudaSlice<T>, device: Device) -> Self {
-        DeviceBuffer { slice, device }
+    pub(crate) fn gpu(slice: CudaSlice<T>, device: Device) -> Self {
+        DeviceBuffer {
+            storage: Storage::Gpu(slice),
+            device,
+        }
+    }
+
+    pub(crate) fn sim(buf: SimBuffer<T>, device: Device) -> Self {
+        DeviceBuffer {
+            storage: Storage::Sim(buf),
+            device,
+        }
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.slice.len()
+        match &self.storage {
+            Storage::Gpu(s) => s.len(),
+            Storage::Sim(s) => s.len(),
+        }
     }
 
     /// True when the buffer holds no elements.
@@ -109,8 +143,12 @@ impl<T: Element> DeviceBuffer<T> {
     /// When `range` is out of bounds, like slicing a `Vec`.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> DeviceView<'_, T> {
         let (a, b) = bounds(&range, self.len());
+        let repr = match &self.storage {
+            Storage::Gpu(s) => Repr::Gpu(s.slice(a..b)),
+            Storage::Sim(s) => Repr::Sim(s.view(a, b - a), PhantomData),
+        };
         DeviceView {
-            view: self.slice.slice(a..b),
+            repr,
             device: &self.device,
         }
     }
@@ -121,20 +159,30 @@ impl<T: Element> DeviceBuffer<T> {
     /// When `range` is out of bounds, like slicing a `Vec`.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> DeviceViewMut<'_, T> {
         let (a, b) = bounds(&range, self.len());
+        let repr = match &mut self.storage {
+            Storage::Gpu(s) => ReprMut::Gpu(s.slice_mut(a..b)),
+            Storage::Sim(s) => ReprMut::Sim(s.view_mut(a, b - a), PhantomData),
+        };
         DeviceViewMut {
-            view: self.slice.slice_mut(a..b),
+            repr,
             device: &self.device,
         }
     }
 
-    /// The cudarc slice, for interop.
-    pub fn cuda_slice(&self) -> &CudaSlice<T> {
-        &self.slice
+    /// The cudarc slice, for interop (`None` on the simulator).
+    pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Gpu(s) => Some(s),
+            Storage::Sim(_) => None,
+        }
     }
 
-    /// The cudarc slice, writable, for interop.
-    pub fn cuda_slice_mut(&mut self) -> &mut CudaSlice<T> {
-        &mut self.slice
+    /// The cudarc slice, writable, for interop (`None` on the simulator).
+    pub fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Gpu(s) => Some(s),
+            Storage::Sim(_) => None,
+        }
     }
 }
 
@@ -172,11 +220,15 @@ impl<T: Element> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: Element> DeviceSlice<T> for DeviceBuffer<T> {
     fn len(&self) -> usize {
-        self.slice.len()
+        DeviceBuffer::len(self)
     }
     fn __view(&self) -> RawView<'_, T> {
+        let repr = match &self.storage {
+            Storage::Gpu(s) => Repr::Gpu(s.as_view()),
+            Storage::Sim(s) => Repr::Sim(s.view(0, s.len()), PhantomData),
+        };
         RawView {
-            cuda: self.slice.as_view(),
+            repr,
             device: &self.device,
         }
     }
@@ -184,8 +236,12 @@ impl<T: Element> DeviceSlice<T> for DeviceBuffer<T> {
 
 impl<T: Element> DeviceSliceMut<T> for DeviceBuffer<T> {
     fn __view_mut(&mut self) -> RawViewMut<'_, T> {
+        let repr = match &mut self.storage {
+            Storage::Gpu(s) => ReprMut::Gpu(s.as_view_mut()),
+            Storage::Sim(s) => ReprMut::Sim(s.view_mut(0, s.len()), PhantomData),
+        };
         RawViewMut {
-            cuda: self.slice.as_view_mut(),
+            repr,
             device: &self.device,
         }
     }
@@ -193,11 +249,18 @@ impl<T: Element> DeviceSliceMut<T> for DeviceBuffer<T> {
 
 impl<T: Element> DeviceSlice<T> for DeviceView<'_, T> {
     fn len(&self) -> usize {
-        self.view.len()
+        match &self.repr {
+            Repr::Gpu(v) => v.len(),
+            Repr::Sim(v, _) => v.len(),
+        }
     }
     fn __view(&self) -> RawView<'_, T> {
+        let repr = match &self.repr {
+            Repr::Gpu(v) => Repr::Gpu(v.slice(..)),
+            Repr::Sim(v, _) => Repr::Sim(*v, PhantomData),
+        };
         RawView {
-            cuda: self.view.slice(..),
+            repr,
             device: self.device,
         }
     }
@@ -205,11 +268,18 @@ impl<T: Element> DeviceSlice<T> for DeviceView<'_, T> {
 
 impl<T: Element> DeviceSlice<T> for DeviceViewMut<'_, T> {
     fn len(&self) -> usize {
-        self.view.len()
+        match &self.repr {
+            ReprMut::Gpu(v) => v.len(),
+            ReprMut::Sim(v, _) => v.len(),
+        }
     }
     fn __view(&self) -> RawView<'_, T> {
+        let repr = match &self.repr {
+            ReprMut::Gpu(v) => Repr::Gpu(v.as_view()),
+            ReprMut::Sim(v, _) => Repr::Sim(v.as_slice(), PhantomData),
+        };
         RawView {
-            cuda: self.view.as_view(),
+            repr,
             device: self.device,
         }
     }
@@ -217,8 +287,12 @@ impl<T: Element> DeviceSlice<T> for DeviceViewMut<'_, T> {
 
 impl<T: Element> DeviceSliceMut<T> for DeviceViewMut<'_, T> {
     fn __view_mut(&mut self) -> RawViewMut<'_, T> {
+        let repr = match &mut self.repr {
+            ReprMut::Gpu(v) => ReprMut::Gpu(v.slice_mut(..)),
+            ReprMut::Sim(v, _) => ReprMut::Sim(*v, PhantomData),
+        };
         RawViewMut {
-            cuda: self.view.slice_mut(..),
+            repr,
             device: self.device,
         }
     }

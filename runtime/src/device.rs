@@ -1,7 +1,7 @@
-//! `Device`: a CUDA GPU, chosen by ordinal or by `CUPRUM_DEVICE`.
+//! `Device`: a CUDA GPU, or the CPU simulator, chosen by ordinal or by `CUPRUM_DEVICE`.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::CudaContext;
@@ -9,15 +9,14 @@ use cudarc::driver::CudaContext;
 use crate::error::{DriverContext, Error, Result};
 use crate::stream::{Stream, StreamCore};
 
-/// A device that runs kernels: a CUDA GPU.
+/// A device that runs kernels: a CUDA GPU or the CPU simulator.
 ///
 /// Cheap to clone; clones share the device's context and default stream.
 ///
-/// ```no_run
+/// ```
 /// use cuprum::prelude::*;
 /// # fn main() -> cuprum::Result<()> {
-/// let dev = Device::default()?;
-/// println!("{} (sm_{}{})", dev.name(), dev.compute_capability().0, dev.compute_capability().1);
+/// let dev = Device::simulator();
 /// let stream = dev.default_stream();
 /// let x = stream.to_device(&[1.0f32, 2.0, 3.0])?;
 /// assert_eq!(stream.to_host(&x)?, vec![1.0, 2.0, 3.0]);
@@ -30,8 +29,7 @@ pub struct Device {
 
 /// What a device is, shared by its handles and streams.
 pub(crate) struct DeviceCore {
-    pub ctx: Arc<CudaContext>,
-    pub ordinal: usize,
+    pub kind: DeviceKind,
     pub name: String,
     pub compute_capability: (u32, u32),
     pub multiprocessors: u32,
@@ -41,6 +39,17 @@ pub(crate) struct DeviceCore {
     pub max_shared_per_block: u32,
     pub max_shared_per_block_optin: u32,
     default_stream: Mutex<Weak<StreamCore>>,
+}
+
+/// The two kinds of device.
+pub(crate) enum DeviceKind {
+    /// A CUDA GPU, by its primary context.
+    Gpu {
+        ctx: Arc<CudaContext>,
+        ordinal: usize,
+    },
+    /// The CPU simulator.
+    Sim,
 }
 
 /// Whether the CUDA driver library can be loaded (cudarc panics instead of failing when it
@@ -105,8 +114,7 @@ impl Device {
             max_shared_per_block_optin: attr(
                 Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )?,
-            ordinal,
-            ctx,
+            kind: DeviceKind::Gpu { ctx, ordinal },
             default_stream: Mutex::new(Weak::new()),
         };
         Ok(Device {
@@ -114,18 +122,57 @@ impl Device {
         })
     }
 
-    /// The device to use: `CUPRUM_DEVICE=gpu` (GPU 0) or `gpu:N` forces a GPU (missing is an
-    /// error); without the variable, GPU 0.
+    /// The CPU simulator: runs every kernel on this machine's cores, with GPU semantics (see
+    /// `cuprum::gpu::sim`). There is one simulator per process.
+    pub fn simulator() -> Device {
+        static SIM: OnceLock<Device> = OnceLock::new();
+        SIM.get_or_init(|| {
+            let cores = std::thread::available_parallelism()
+                .map(|n| n.get() as u32)
+                .unwrap_or(1);
+            let core = DeviceCore {
+                kind: DeviceKind::Sim,
+                name: format!("Cuprum CPU simulator ({cores} worker threads)"),
+                compute_capability: (9, 0),
+                multiprocessors: cores,
+                max_threads_per_block: 1024,
+                max_block: [1024, 1024, 64],
+                max_grid: [i32::MAX as u32, 65535, 65535],
+                max_shared_per_block: 48 * 1024,
+                max_shared_per_block_optin: 227 * 1024,
+                default_stream: Mutex::new(Weak::new()),
+            };
+            Device {
+                core: Arc::new(core),
+            }
+        })
+        .clone()
+    }
+
+    /// The device to use. `CUPRUM_DEVICE=gpu` (GPU 0) or `gpu:N` demands a GPU (a missing one
+    /// is an error); `CUPRUM_DEVICE=sim` chooses the simulator. Without the variable: GPU 0,
+    /// or the simulator, with a one-line notice on stderr, when there is no GPU.
     ///
     /// # Errors
-    /// As [`Device::gpu`]; [`Error::BadDeviceSelector`] for an unknown `CUPRUM_DEVICE`.
+    /// As [`Device::gpu`] when a GPU is demanded; [`Error::BadDeviceSelector`] for an unknown
+    /// `CUPRUM_DEVICE`.
     #[allow(clippy::should_implement_trait)] // DESIGN §3 names it; it is fallible, unlike Default.
     pub fn default() -> Result<Device> {
         match std::env::var("CUPRUM_DEVICE") {
             Ok(sel) => match parse_selector(&sel)? {
                 Selector::Gpu(n) => Device::gpu(n),
+                Selector::Sim => Ok(Device::simulator()),
             },
-            Err(_) => Device::gpu(0),
+            Err(_) => match Device::gpu(0) {
+                Err(Error::NoGpu) => {
+                    static NOTICE: std::sync::Once = std::sync::Once::new();
+                    NOTICE.call_once(|| {
+                        eprintln!("cuprum: no CUDA GPU found; running kernels on the CPU simulator")
+                    });
+                    Ok(Device::simulator())
+                }
+                other => other,
+            },
         }
     }
 
@@ -134,24 +181,27 @@ impl Device {
         &self.core.name
     }
 
-    /// The compute capability, e.g. `(9, 0)`.
+    /// The compute capability, e.g. `(9, 0)` (the simulator reports `(9, 0)`).
     pub fn compute_capability(&self) -> (u32, u32) {
         self.core.compute_capability
     }
 
-    /// The number of streaming multiprocessors.
+    /// The number of streaming multiprocessors (the simulator's worker threads).
     pub fn multiprocessor_count(&self) -> u32 {
         self.core.multiprocessors
     }
 
-    /// The device's ordinal among the machine's GPUs.
+    /// The device's ordinal among the machine's GPUs (0 for the simulator).
     pub fn ordinal(&self) -> usize {
-        self.core.ordinal
+        match &self.core.kind {
+            DeviceKind::Gpu { ordinal, .. } => *ordinal,
+            DeviceKind::Sim => 0,
+        }
     }
 
     /// Whether this is the CPU simulator.
     pub fn is_simulator(&self) -> bool {
-        false
+        matches!(self.core.kind, DeviceKind::Sim)
     }
 
     /// The device's default stream (the same one while any handle to it is alive).
@@ -164,28 +214,45 @@ impl Device {
         if let Some(core) = slot.upgrade() {
             return Stream { core };
         }
-        let stream = Stream::new(self.clone(), self.core.ctx.default_stream());
+        let stream = match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => Stream::gpu(self.clone(), ctx.default_stream()),
+            DeviceKind::Sim => Stream::sim(self.clone()),
+        };
         *slot = Arc::downgrade(&stream.core);
         stream
     }
 
-    /// A new stream: work on different streams may run concurrently.
+    /// A new stream: work on different streams may run concurrently (on the simulator,
+    /// launches run when they are made).
     pub fn new_stream(&self) -> Result<Stream> {
-        let s = self.core.ctx.new_stream().during("creating a stream")?;
-        Ok(Stream::new(self.clone(), s))
+        match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => Ok(Stream::gpu(
+                self.clone(),
+                ctx.new_stream().during("creating a stream")?,
+            )),
+            DeviceKind::Sim => Ok(Stream::sim(self.clone())),
+        }
     }
 
-    /// The cudarc context, for interop.
-    pub fn cuda_context(&self) -> &Arc<CudaContext> {
-        &self.core.ctx
+    /// The cudarc context, for interop (`None` for the simulator).
+    pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
+        match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => Some(ctx),
+            DeviceKind::Sim => None,
+        }
+    }
+
+    /// Whether `other` is this same device.
+    pub(crate) fn same(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.core, &other.core)
     }
 }
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Device")
-            .field("ordinal", &self.core.ordinal)
             .field("name", &self.core.name)
+            .field("ordinal", &self.ordinal())
             .field("compute_capability", &self.core.compute_capability)
             .finish()
     }
@@ -194,12 +261,15 @@ impl fmt::Debug for Device {
 /// What `CUPRUM_DEVICE` asks for.
 enum Selector {
     Gpu(usize),
+    Sim,
 }
 
 fn parse_selector(s: &str) -> Result<Selector> {
     let s = s.trim();
-    if s == "gpu" {
-        return Ok(Selector::Gpu(0));
+    match s {
+        "gpu" => return Ok(Selector::Gpu(0)),
+        "sim" => return Ok(Selector::Sim),
+        _ => {}
     }
     if let Some(n) = s.strip_prefix("gpu:") {
         return n

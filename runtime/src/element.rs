@@ -11,6 +11,7 @@ pub trait Element:
     sealed::Sealed
     + cudarc::driver::DeviceRepr
     + cudarc::driver::ValidAsZeroBits
+    + cuprum_std::sim::SimScalar
     + Copy
     + Default
     + PartialEq

@@ -3,18 +3,19 @@
 //! users (re-exported as `cuprum::__private`); its signatures are the contract between the
 //! macro and the runtime.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{CudaFunction, CudaStream, CudaViewMut, LaunchArgs};
+use cuprum_std::sim::{run_grid, GridSpec, SimSlice, SimSliceMut, Stop, Thread};
 
-use crate::buffer::{DeviceSlice, DeviceSliceMut};
+use crate::buffer::{DeviceSlice, DeviceSliceMut, Repr, ReprMut};
 use crate::config::LaunchConfig;
-use crate::device::DeviceCore;
+use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::element::Element;
-use crate::error::{DriverContext, Error, Result};
+use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
-use crate::stream::Stream;
+use crate::stream::{Stream, StreamKind};
 
 /// What a runtime check guards against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,11 @@ pub struct KernelInfo {
     pub max_threads: u32,
     /// The runtime checks, indexed by site number.
     pub sites: &'static [Site],
+    /// Whether threads wait for each other (the simulator then runs each block's threads as
+    /// coroutines).
+    pub cooperative: bool,
+    /// Static shared arrays, for the simulator.
+    pub shared: &'static [cuprum_std::sim::SharedDecl],
 }
 
 static REGISTRY: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
@@ -106,13 +112,15 @@ impl FunctionCache {
     }
 
     fn get(&self, dev: &DeviceCore, info: &'static KernelInfo) -> Result<Loaded> {
-        let key = dev.ctx.cu_ctx() as usize;
+        let DeviceKind::Gpu { ctx, .. } = &dev.kind else {
+            unreachable!("only GPUs load modules")
+        };
+        let key = ctx.cu_ctx() as usize;
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, l)) = entries.iter().find(|(k, _)| *k == key) {
             return Ok(l.clone());
         }
-        let module = dev
-            .ctx
+        let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(info.ptx))
             .during("loading a kernel's PTX module")?;
         let function = module
@@ -140,16 +148,27 @@ impl FunctionCache {
 pub enum Backend<'a> {
     /// A CUDA GPU.
     Gpu(GpuStream<'a>),
+    /// The CPU simulator.
+    Sim(SimStream<'a>),
 }
 
 /// The backend of a stream.
 pub fn backend(stream: &Stream) -> Backend<'_> {
-    Backend::Gpu(GpuStream { stream })
+    match &stream.core.kind {
+        StreamKind::Gpu { cuda, panic } => Backend::Gpu(GpuStream {
+            stream,
+            cuda,
+            panic,
+        }),
+        StreamKind::Sim { .. } => Backend::Sim(SimStream { stream }),
+    }
 }
 
 /// A stream on a GPU, seen by a launch.
 pub struct GpuStream<'a> {
     stream: &'a Stream,
+    cuda: &'a Arc<CudaStream>,
+    panic: &'a OnceLock<PanicRecord>,
 }
 
 /// A validated launch, ready for arguments.
@@ -243,7 +262,7 @@ impl<'a> GpuStream<'a> {
         };
         let d = |v: cuprum_std::Dim3| (v.x, v.y, v.z);
         Ok(Some(GpuLaunch {
-            cuda: &self.stream.core.cuda,
+            cuda: self.cuda,
             function: loaded.function,
             config: cudarc::driver::LaunchConfig {
                 grid_dim: d(config.grid),
@@ -255,26 +274,11 @@ impl<'a> GpuStream<'a> {
     }
 
     fn panic_record(&self) -> Result<&'a PanicRecord> {
-        let core = &self.stream.core;
-        if let Some(r) = core.panic.get() {
+        if let Some(r) = self.panic.get() {
             return Ok(r);
         }
-        let record = PanicRecord::new(self.stream)?;
-        Ok(core.panic.get_or_init(|| record))
-    }
-
-    fn same_device(&self, other: &crate::device::Device, what: &str) -> Result<()> {
-        if Arc::ptr_eq(&other.core, &self.stream.core.device.core) {
-            Ok(())
-        } else {
-            Err(Error::WrongDevice(format!(
-                "{what}: a buffer on {} (GPU {}) was passed to a launch on {} (GPU {})",
-                other.core.name,
-                other.core.ordinal,
-                self.core().name,
-                self.core().ordinal
-            )))
-        }
+        let record = PanicRecord::new(self.cuda)?;
+        Ok(self.panic.get_or_init(|| record))
     }
 
     /// A `&[T]` argument.
@@ -283,9 +287,14 @@ impl<'a> GpuStream<'a> {
         s: &'b (impl DeviceSlice<T> + ?Sized),
     ) -> Result<GpuSlice<'b, T>> {
         let v = s.__view();
-        self.same_device(v.device(), "launch")?;
-        let len = v.cuda.len() as u64;
-        Ok(GpuSlice { view: v.cuda, len })
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            Repr::Gpu(view) => {
+                let len = view.len() as u64;
+                Ok(GpuSlice { view, len })
+            }
+            Repr::Sim(..) => unreachable!("a GPU's buffers are GPU memory"),
+        }
     }
 
     /// A `&mut [T]` argument.
@@ -294,9 +303,129 @@ impl<'a> GpuStream<'a> {
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<GpuSliceMut<'b, T>> {
         let v = s.__view_mut();
-        self.same_device(v.device(), "launch")?;
-        let len = v.cuda.len() as u64;
-        Ok(GpuSliceMut { view: v.cuda, len })
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            ReprMut::Gpu(view) => {
+                let len = view.len() as u64;
+                Ok(GpuSliceMut { view, len })
+            }
+            ReprMut::Sim(..) => unreachable!("a GPU's buffers are GPU memory"),
+        }
+    }
+}
+
+/// A buffer passed to a launch must live on the launch's device.
+fn same_device(stream: &Stream, buffer: &Device) -> Result<()> {
+    let launch = stream.device();
+    if buffer.same(launch) {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice(format!(
+            "launch: a buffer on {} (device {}) was passed to a launch on {} (device {})",
+            buffer.name(),
+            buffer.ordinal(),
+            launch.name(),
+            launch.ordinal()
+        )))
+    }
+}
+
+fn validate_grid(dev: &DeviceCore, config: &LaunchConfig) -> Result<()> {
+    let g = config.grid;
+    for (axis, (v, max)) in ["x", "y", "z"]
+        .iter()
+        .zip([g.x, g.y, g.z].into_iter().zip(dev.max_grid))
+    {
+        if v > max {
+            return Err(Error::LaunchConfig(format!(
+                "grid.{axis} = {v} exceeds this device's limit of {max} blocks"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A stream on the simulator, seen by a launch.
+pub struct SimStream<'a> {
+    stream: &'a Stream,
+}
+
+impl SimStream<'_> {
+    /// A `&[T]` argument.
+    pub fn slice<T: Element>(&self, s: &(impl DeviceSlice<T> + ?Sized)) -> Result<SimSlice<T>> {
+        let v = s.__view();
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            Repr::Sim(view, _) => Ok(view),
+            Repr::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
+        }
+    }
+
+    /// A `&mut [T]` argument.
+    pub fn slice_mut<T: Element>(
+        &self,
+        s: &mut (impl DeviceSliceMut<T> + ?Sized),
+    ) -> Result<SimSliceMut<T>> {
+        let v = s.__view_mut();
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            ReprMut::Sim(view, _) => Ok(view),
+            ReprMut::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
+        }
+    }
+
+    /// Runs the kernel's simulator body over the grid. Like a GPU launch, a failure inside the
+    /// kernel is reported by the stream's next synchronisation; an invalid configuration is
+    /// an error now.
+    ///
+    /// The views `body` captured (from `slice`/`slice_mut`) point into the caller's buffers,
+    /// which stay borrowed by the caller until this returns: the simulator runs the whole
+    /// grid before returning.
+    pub fn launch(
+        &self,
+        info: &'static KernelInfo,
+        config: &LaunchConfig,
+        body: impl Fn(&Thread) -> Result<(), Stop> + Sync,
+    ) -> Result<()> {
+        let dev = &self.stream.core.device.core;
+        validate_block(dev, info, config)?;
+        if config.is_empty() {
+            return Ok(());
+        }
+        validate_grid(dev, config)?;
+        let static_shared: usize = info.shared.iter().map(|d| d.bytes).sum();
+        let total = static_shared as u64 + config.shared_bytes as u64;
+        if total > dev.max_shared_per_block_optin as u64 {
+            return Err(Error::LaunchConfig(format!(
+                "kernel `{}` needs {total} bytes of shared memory per block ({static_shared} static + {} dynamic), more than the {} bytes the simulator allows (as an H100/H200)",
+                info.name, config.shared_bytes, dev.max_shared_per_block_optin
+            )));
+        }
+        let spec = GridSpec {
+            grid: config.grid,
+            block: config.block,
+            shared: info.shared,
+            dynamic_shared_bytes: config.shared_bytes as usize,
+            cooperative: info.cooperative,
+            workers: dev.multiprocessors as usize,
+        };
+        if let Err(f) = run_grid(&spec, &body) {
+            let (file, line, column) =
+                f.loc
+                    .map(|l| (l.file, l.line, l.column))
+                    .unwrap_or(("<unknown>", 0, 0));
+            self.stream
+                .defer_error(Error::KernelPanic(Box::new(KernelPanic {
+                    kernel: info.name.to_string(),
+                    message: f.message,
+                    file,
+                    line,
+                    column,
+                    block: f.block,
+                    thread: f.thread,
+                })));
+        }
+        Ok(())
     }
 }
 

@@ -59,7 +59,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::expansion::{
         backend, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut, GpuStream, KernelInfo,
-        Site, SiteKind,
+        SimStream, Site, SiteKind,
     };
     pub use cudarc::driver::PushKernelArg;
 }

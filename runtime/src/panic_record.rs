@@ -10,11 +10,10 @@
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use cudarc::driver::{result, sys, CudaContext, CudaSlice, DevicePtr};
+use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr};
 
 use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::expansion::{lookup_kernel, SiteKind};
-use crate::stream::Stream;
 use cuprum_std::Dim3;
 
 const HOST_BYTES: usize = 64;
@@ -35,8 +34,7 @@ unsafe impl Send for PanicRecord {}
 unsafe impl Sync for PanicRecord {}
 
 impl PanicRecord {
-    pub fn new(stream: &Stream) -> Result<PanicRecord> {
-        let cuda = stream.cuda_stream();
+    pub fn new(cuda: &Arc<CudaStream>) -> Result<PanicRecord> {
         let ctx = cuda.context().clone();
         ctx.bind_to_thread().during("binding the context")?;
         // SAFETY: a plain pinned allocation; zeroed below before anything reads it.
@@ -88,7 +86,7 @@ impl PanicRecord {
     }
 
     /// After a synchronisation: reports and clears a recorded failure.
-    pub fn take(&self, stream: &Stream) -> Result<()> {
+    pub fn take(&self, stream: &CudaStream) -> Result<()> {
         if self.read::<u32>(0) != COMPLETE {
             return Ok(());
         }
@@ -101,7 +99,7 @@ impl PanicRecord {
         // SAFETY: as in `new`; the kernel that wrote the record has finished.
         unsafe { std::ptr::write_bytes(self.host.as_ptr(), 0, HOST_BYTES) };
         // SAFETY: the claim word is 4 bytes of our 16-byte allocation.
-        unsafe { sys::cuMemsetD32Async(self.claim_ptr, 0, 1, stream.cuda_stream().cu_stream()) }
+        unsafe { sys::cuMemsetD32Async(self.claim_ptr, 0, 1, stream.cu_stream()) }
             .result()
             .during("clearing the panic record")?;
         let (kernel, info) = match lookup_kernel(tag) {

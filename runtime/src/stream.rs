@@ -1,12 +1,14 @@
 //! `Stream`: an ordered queue of copies and launches on one device, and `Event`s for timing
 //! and ordering.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaEvent, CudaStream};
+use cuprum_std::sim::SimBuffer;
 
-use crate::buffer::{DeviceBuffer, DeviceSlice};
+use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
@@ -25,18 +27,41 @@ pub struct Stream {
 
 pub(crate) struct StreamCore {
     pub device: Device,
-    pub cuda: Arc<CudaStream>,
-    /// Where this stream's checked kernels record a failed check; made on first use.
-    pub panic: OnceLock<PanicRecord>,
+    pub kind: StreamKind,
+}
+
+pub(crate) enum StreamKind {
+    Gpu {
+        cuda: Arc<CudaStream>,
+        /// Where this stream's checked kernels record a failed check; made on first use.
+        panic: OnceLock<PanicRecord>,
+    },
+    Sim {
+        /// The first failure of a launch since the last synchronisation.
+        pending: Mutex<Option<Error>>,
+    },
 }
 
 impl Stream {
-    pub(crate) fn new(device: Device, cuda: Arc<CudaStream>) -> Stream {
+    pub(crate) fn gpu(device: Device, cuda: Arc<CudaStream>) -> Stream {
         Stream {
             core: Arc::new(StreamCore {
                 device,
-                cuda,
-                panic: OnceLock::new(),
+                kind: StreamKind::Gpu {
+                    cuda,
+                    panic: OnceLock::new(),
+                },
+            }),
+        }
+    }
+
+    pub(crate) fn sim(device: Device) -> Stream {
+        Stream {
+            core: Arc::new(StreamCore {
+                device,
+                kind: StreamKind::Sim {
+                    pending: Mutex::new(None),
+                },
             }),
         }
     }
@@ -48,40 +73,54 @@ impl Stream {
 
     /// Copies `data` into a new device buffer.
     pub fn to_device<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let slice = self
-            .core
-            .cuda
-            .clone_htod(data)
-            .during("copying to the device")?;
-        Ok(DeviceBuffer::from_parts(slice, self.core.device.clone()))
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } => {
+                let slice = cuda.clone_htod(data).during("copying to the device")?;
+                Ok(DeviceBuffer::gpu(slice, self.core.device.clone()))
+            }
+            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
+                SimBuffer::from_slice(data),
+                self.core.device.clone(),
+            )),
+        }
     }
 
     /// A new device buffer of `len` zeros.
     pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let slice = self
-            .core
-            .cuda
-            .alloc_zeros::<T>(len)
-            .during("allocating device memory")?;
-        Ok(DeviceBuffer::from_parts(slice, self.core.device.clone()))
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } => {
+                let slice = cuda
+                    .alloc_zeros::<T>(len)
+                    .during("allocating device memory")?;
+                Ok(DeviceBuffer::gpu(slice, self.core.device.clone()))
+            }
+            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
+                SimBuffer::zeroed(len),
+                self.core.device.clone(),
+            )),
+        }
     }
 
     /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`.
     ///
     /// # Errors
-    /// [`Error::KernelPanic`] when a kernel on this stream failed a check; driver errors.
+    /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
+    /// device; driver errors.
     pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
         self.synchronize()?;
         let view = src.__view();
-        if !Arc::ptr_eq(&view.device().core, &self.core.device.core) {
+        if !view.device().same(&self.core.device) {
             return Err(Error::WrongDevice(
                 "to_host: the buffer lives on another device than this stream".into(),
             ));
         }
-        self.core
-            .cuda
-            .clone_dtoh(&view.cuda)
-            .during("copying to the host")
+        match (&self.core.kind, &view.repr) {
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
+                cuda.clone_dtoh(v).during("copying to the host")
+            }
+            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => Ok(v.to_vec()),
+            _ => unreachable!("a device's buffers have its kind"),
+        }
     }
 
     /// Waits until all work queued on this stream has finished.
@@ -90,37 +129,70 @@ impl Stream {
     /// [`Error::KernelPanic`] when a kernel on this stream failed a check since the last
     /// synchronisation; driver errors.
     pub fn synchronize(&self) -> Result<()> {
-        self.core
-            .cuda
-            .synchronize()
-            .during("synchronizing a stream")?;
-        match self.core.panic.get() {
-            Some(record) => record.take(self),
-            None => Ok(()),
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, panic } => {
+                cuda.synchronize().during("synchronizing a stream")?;
+                match panic.get() {
+                    Some(record) => record.take(cuda),
+                    None => Ok(()),
+                }
+            }
+            StreamKind::Sim { pending } => {
+                match pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    Some(e) => Err(e),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
     /// Records an event at the current end of the stream (timing enabled).
     pub fn record_event(&self) -> Result<Event> {
-        let e = self
-            .core
-            .cuda
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .during("recording an event")?;
-        Ok(Event { cuda: e })
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } => {
+                let e = cuda
+                    .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .during("recording an event")?;
+                Ok(Event {
+                    kind: EventKind::Gpu(e),
+                })
+            }
+            StreamKind::Sim { .. } => Ok(Event {
+                kind: EventKind::Sim(Instant::now()),
+            }),
+        }
     }
 
-    /// Makes later work on this stream wait for `event` (which may be on another stream).
+    /// Makes later work on this stream wait for `event` (which may be on another stream of
+    /// the same device).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.core
-            .cuda
-            .wait(&event.cuda)
-            .during("waiting on an event")
+        match (&self.core.kind, &event.kind) {
+            (StreamKind::Gpu { cuda, .. }, EventKind::Gpu(e)) => {
+                cuda.wait(e).during("waiting on an event")
+            }
+            (StreamKind::Sim { .. }, EventKind::Sim(_)) => Ok(()),
+            _ => Err(Error::WrongDevice(
+                "wait_event: the event belongs to another kind of device".into(),
+            )),
+        }
     }
 
-    /// The cudarc stream, for interop.
-    pub fn cuda_stream(&self) -> &Arc<CudaStream> {
-        &self.core.cuda
+    /// The cudarc stream, for interop (`None` on the simulator).
+    pub fn cuda_stream(&self) -> Option<&Arc<CudaStream>> {
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } => Some(cuda),
+            StreamKind::Sim { .. } => None,
+        }
+    }
+
+    /// Records the first failure of a simulated launch, reported at the next synchronisation.
+    pub(crate) fn defer_error(&self, e: Error) {
+        if let StreamKind::Sim { pending } = &self.core.kind {
+            let mut p = pending.lock().unwrap_or_else(|e| e.into_inner());
+            if p.is_none() {
+                *p = Some(e);
+            }
+        }
     }
 }
 
@@ -134,17 +206,34 @@ impl std::fmt::Debug for Stream {
 
 /// A point in a stream's work, for timing and cross-stream ordering.
 pub struct Event {
-    cuda: CudaEvent,
+    kind: EventKind,
+}
+
+enum EventKind {
+    Gpu(CudaEvent),
+    /// On the simulator work runs when launched: an event is the time it was recorded.
+    Sim(Instant),
 }
 
 impl Event {
     /// Milliseconds between `self` and a later event `end` (waits for both).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
-        self.cuda.elapsed_ms(&end.cuda).during("timing events")
+        match (&self.kind, &end.kind) {
+            (EventKind::Gpu(a), EventKind::Gpu(b)) => a.elapsed_ms(b).during("timing events"),
+            (EventKind::Sim(a), EventKind::Sim(b)) => {
+                Ok(b.saturating_duration_since(*a).as_secs_f32() * 1e3)
+            }
+            _ => Err(Error::WrongDevice(
+                "elapsed_ms: the events belong to different kinds of device".into(),
+            )),
+        }
     }
 
     /// Waits until the work before the event is done.
     pub fn synchronize(&self) -> Result<()> {
-        self.cuda.synchronize().during("waiting for an event")
+        match &self.kind {
+            EventKind::Gpu(e) => e.synchronize().during("waiting for an event"),
+            EventKind::Sim(_) => Ok(()),
+        }
     }
 }

@@ -1,0 +1,601 @@
+//! `sim`: the typed IR → host Rust, the kernel body the CPU simulator runs.
+//!
+//! The emitted function is `fn NAME(__t: &Thread, params..) -> Result<(), Stop>`. Every
+//! memory access goes through the simulator's atomic views (`load`/`store`), every check
+//! (index, division, `step_by`) returns `Err(Stop)` through `?`, integer arithmetic wraps, and
+//! each check gets a `Loc` built with `line!()`/`column!()` at the user's span. Locals are
+//! renamed `__cuprum_lN` (the IR already resolved shadowing) and loops labelled by id.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ir::{
+    BinOp, Block, Builtin, Expr, ExprKind, Function, MathFn, Pattern, Place, Program, Proj, Stmt,
+    UnOp,
+};
+use crate::ty::{Scalar, Ty};
+use crate::walk;
+
+/// Whether the kernel's threads wait for each other (barriers, warp operations), so the
+/// simulator must run each block's threads concurrently.
+pub fn is_cooperative(program: &Program) -> bool {
+    let mut found = false;
+    let mut body = program.kernel.body.clone();
+    walk::block_mut(&mut body, &mut |e| {
+        if matches!(e.kind, ExprKind::Builtin(Builtin::SyncThreads, _)) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Emits the simulator body of `program`'s kernel as a function named `name`.
+pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
+    let f = &program.kernel;
+    let mut e = Emitter {
+        f,
+        locs: Vec::new(),
+    };
+    let params: Vec<TokenStream> = f
+        .params
+        .iter()
+        .map(|&p| {
+            let n = local_name(p);
+            let ty = sim_type(&f.locals[p].ty);
+            quote!(#n: #ty)
+        })
+        .collect();
+    let body = e.block(&f.body);
+    let locs = &e.locs;
+    let count = locs.len();
+    quote! {
+        #[allow(unused, unused_mut, unused_parens, unused_braces, unused_labels, unreachable_code, non_snake_case, clippy::all)]
+        fn #name(__t: &::cuprum::gpu::sim::Thread, #(#params),*) -> ::core::result::Result<(), ::cuprum::gpu::sim::Stop> {
+            static __CUPRUM_LOCS: [::cuprum::gpu::sim::Loc; #count] = [#(#locs),*];
+            #body;
+            ::core::result::Result::Ok(())
+        }
+    }
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    locs: Vec<TokenStream>,
+}
+
+fn local_name(id: usize) -> Ident {
+    format_ident!("__cuprum_l{}", id)
+}
+
+fn loop_label(id: usize) -> syn::Lifetime {
+    syn::Lifetime::new(&format!("'__cuprum_loop{id}"), Span::call_site())
+}
+
+fn scalar_ident(s: Scalar) -> Ident {
+    Ident::new(s.name(), Span::call_site())
+}
+
+/// The Rust type of a value of `ty` in the simulator.
+fn sim_type(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Unit | Ty::Never => quote!(()),
+        Ty::Scalar(s) => {
+            let i = scalar_ident(*s);
+            quote!(#i)
+        }
+        Ty::Array(t, n) => {
+            let t = sim_type(t);
+            let n = *n as usize;
+            quote!([#t; #n])
+        }
+        Ty::Tuple(ts) => {
+            let ts = ts.iter().map(sim_type);
+            quote!((#(#ts,)*))
+        }
+        Ty::Slice { elem, mutable } => {
+            let e = scalar_ident(*elem);
+            if *mutable {
+                quote!(::cuprum::gpu::sim::SimSliceMut<#e>)
+            } else {
+                quote!(::cuprum::gpu::sim::SimSlice<#e>)
+            }
+        }
+        Ty::Shared { elem, .. } => {
+            let e = scalar_ident(*elem);
+            quote!(::cuprum::gpu::sim::SharedArray<#e>)
+        }
+        Ty::Dim3 => quote!(::cuprum::gpu::Dim3),
+        Ty::Var(_) | Ty::Error => unreachable!("unresolved type reached the simulator emitter"),
+    }
+}
+
+/// A literal of scalar type `s` with value `v`.
+fn int_literal(s: Scalar, v: i128) -> TokenStream {
+    let ident = scalar_ident(s);
+    if let Some((lo, _)) = s.int_range() {
+        if v == lo && s.is_signed() {
+            return quote!(#ident::MIN);
+        }
+    }
+    let lit = match s {
+        Scalar::I8 => Literal::i8_suffixed(v.unsigned_abs() as i8),
+        Scalar::I16 => Literal::i16_suffixed(v.unsigned_abs() as i16),
+        Scalar::I32 => Literal::i32_suffixed(v.unsigned_abs() as i32),
+        Scalar::I64 => Literal::i64_suffixed(v.unsigned_abs() as i64),
+        Scalar::Isize => Literal::isize_suffixed(v.unsigned_abs() as isize),
+        Scalar::U8 => Literal::u8_suffixed(v as u8),
+        Scalar::U16 => Literal::u16_suffixed(v as u16),
+        Scalar::U32 => Literal::u32_suffixed(v as u32),
+        Scalar::U64 => Literal::u64_suffixed(v as u64),
+        Scalar::Usize => Literal::usize_suffixed(v as usize),
+        Scalar::Bool | Scalar::F32 | Scalar::F64 => {
+            unreachable!("integer literal of a non-integer type")
+        }
+    };
+    if v < 0 {
+        quote!((-#lit))
+    } else {
+        quote!(#lit)
+    }
+}
+
+fn float_literal(s: Scalar, v: f64) -> TokenStream {
+    let ident = scalar_ident(s);
+    if v.is_nan() {
+        return quote!(#ident::NAN);
+    }
+    if v.is_infinite() {
+        return if v > 0.0 {
+            quote!(#ident::INFINITY)
+        } else {
+            quote!(#ident::NEG_INFINITY)
+        };
+    }
+    let lit = if s == Scalar::F32 {
+        Literal::f32_suffixed((v as f32).abs())
+    } else {
+        Literal::f64_suffixed(v.abs())
+    };
+    if v.is_sign_negative() {
+        quote!((-#lit))
+    } else {
+        quote!(#lit)
+    }
+}
+
+impl Emitter<'_> {
+    /// A `&'static Loc` for a check at `span`.
+    fn loc(&mut self, span: Span) -> TokenStream {
+        let k = self.locs.len();
+        self.locs.push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { file: ::core::file!(), line: ::core::line!(), column: ::core::column!() }));
+        quote!(&__CUPRUM_LOCS[#k])
+    }
+
+    fn block(&mut self, b: &Block) -> TokenStream {
+        let stmts: Vec<TokenStream> = b.stmts.iter().map(|s| self.stmt(s)).collect();
+        let tail = b.tail.as_ref().map(|t| self.expr(t));
+        quote!({ #(#stmts)* #tail })
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        match s {
+            Stmt::Let { pat, init } => {
+                let v = self.expr(init);
+                if let Pattern::Local(id) = pat {
+                    if matches!(self.f.locals[*id].ty, Ty::Shared { .. }) {
+                        let n = local_name(*id);
+                        return quote!(let #n = #v;);
+                    }
+                }
+                let p = self.pattern(pat);
+                let ty = sim_type(&init.ty);
+                quote!(let #p: #ty = #v;)
+            }
+            Stmt::Expr(e) => {
+                let x = self.expr(e);
+                quote!(#x;)
+            }
+        }
+    }
+
+    fn pattern(&self, p: &Pattern) -> TokenStream {
+        match p {
+            Pattern::Local(id) => {
+                let n = local_name(*id);
+                quote!(mut #n)
+            }
+            Pattern::Tuple(ps) => {
+                let ps = ps.iter().map(|p| self.pattern(p));
+                quote!((#(#ps,)*))
+            }
+            Pattern::Wild => quote!(_),
+        }
+    }
+
+    /// How a place is reached: a local path (arrays, tuples, fields) or an element of a
+    /// slice or shared array (a view and a checked flat index).
+    fn place_access(&mut self, place: &Place, span: Span) -> Access {
+        let base = local_name(place.base);
+        match &self.f.locals[place.base].ty {
+            Ty::Slice { .. } | Ty::Shared { .. } => {
+                let (index, rest) = self.flat_index(place, span);
+                debug_assert!(rest.is_empty(), "scalar elements have no projections");
+                Access::Element {
+                    view: quote!(#base),
+                    index,
+                }
+            }
+            local_ty => {
+                let mut path = quote!(#base);
+                let mut ty = local_ty.clone();
+                for p in &place.proj {
+                    match (p, ty.clone()) {
+                        (Proj::Index { index, .. }, Ty::Array(elem, n)) => {
+                            let i = self.expr(index);
+                            let loc = self.loc(span);
+                            let n = n as usize;
+                            path = quote!(#path[__t.index(#i, #n, #loc)?]);
+                            ty = *elem;
+                        }
+                        (Proj::Field(k), Ty::Tuple(ts)) => {
+                            let k = syn::Index::from(*k as usize);
+                            path = quote!(#path.#k);
+                            ty = ts[k.index as usize].clone();
+                        }
+                        (Proj::Field(k), Ty::Dim3) => {
+                            let f = Ident::new(["x", "y", "z"][*k as usize], Span::call_site());
+                            path = quote!(#path.#f);
+                            ty = Ty::U32;
+                        }
+                        (p, t) => unreachable!("projection {p:?} on {t}"),
+                    }
+                }
+                Access::Local(path)
+            }
+        }
+    }
+
+    /// The checked flat index of a slice or shared-array element (`s[r][c]` → `r * C + c`,
+    /// each index checked against its own dimension).
+    fn flat_index<'p>(&mut self, place: &'p Place, span: Span) -> (TokenStream, &'p [Proj]) {
+        let dims: Vec<u64> = match &self.f.locals[place.base].ty {
+            Ty::Shared { dims, .. } => dims.clone(),
+            _ => Vec::new(),
+        };
+        let base = local_name(place.base);
+        if dims.len() <= 1 {
+            let Some((Proj::Index { index, .. }, rest)) = place.proj.split_first() else {
+                unreachable!("element access has an index")
+            };
+            // The view checks the index itself.
+            return (self.expr(index), rest);
+        }
+        let mut flat = quote!(0usize);
+        let mut proj = &place.proj[..];
+        for (d, &n) in dims.iter().enumerate() {
+            let Some((Proj::Index { index, .. }, rest)) = proj.split_first() else {
+                unreachable!("one index per dimension")
+            };
+            proj = rest;
+            let i = self.expr(index);
+            let loc = self.loc(span);
+            let n_us = n as usize;
+            let stride: u64 = dims[d + 1..].iter().product();
+            let stride = stride as usize;
+            flat = quote!((#flat + __t.index(#i, #n_us, #loc)? * #stride));
+        }
+        let _ = base;
+        (flat, proj)
+    }
+
+    fn read(&mut self, place: &Place, span: Span) -> TokenStream {
+        match self.place_access(place, span) {
+            Access::Local(path) => quote!(#path),
+            Access::Element { view, index } => {
+                let loc = self.loc(span);
+                quote!(#view.load(__t, #index, #loc)?)
+            }
+        }
+    }
+
+    fn write(&mut self, place: &Place, value: TokenStream, span: Span) -> TokenStream {
+        match self.place_access(place, span) {
+            Access::Local(path) => quote!({ let __v = #value; #path = __v; }),
+            Access::Element { view, index } => {
+                let loc = self.loc(span);
+                quote!({ let __v = #value; #view.store(__t, #index, __v, #loc)?; })
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> TokenStream {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(v) => match e.ty {
+                Ty::Scalar(s) => int_literal(s, *v),
+                _ => unreachable!("integer literal of type {}", e.ty),
+            },
+            ExprKind::Float(v) => match e.ty {
+                Ty::Scalar(s) => float_literal(s, *v),
+                _ => unreachable!("float literal of type {}", e.ty),
+            },
+            ExprKind::Bool(b) => quote!(#b),
+            ExprKind::Unit => quote!(()),
+            ExprKind::Read(place) => self.read(place, span),
+            ExprKind::Len(place) => {
+                let n = local_name(place.base);
+                quote!(#n.len())
+            }
+            ExprKind::Assign(place, value) => {
+                let v = self.expr(value);
+                self.write(place, v, span)
+            }
+            ExprKind::CompoundAssign(op, place, value) => {
+                let Ty::Scalar(s) = place.ty else {
+                    unreachable!("compound assignment on a scalar")
+                };
+                let v = self.expr(value);
+                let old = quote!(__old);
+                let new = self.binary_tokens(*op, s, &value.ty, old, quote!(__v), None, span);
+                match self.place_access(place, span) {
+                    Access::Local(path) => {
+                        quote!({ let __v = #v; let __p = &mut #path; let __old = *__p; *__p = #new; })
+                    }
+                    Access::Element { view, index } => {
+                        let l1 = self.loc(span);
+                        let l2 = self.loc(span);
+                        quote!({ let __v = #v; let __i = #index; let __old = #view.load(__t, __i, #l1)?; #view.store(__t, __i, #new, #l2)?; })
+                    }
+                }
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.expr(x);
+                match (op, &x.ty) {
+                    (UnOp::Neg, Ty::Scalar(s)) if s.is_int() => quote!((#v).wrapping_neg()),
+                    (UnOp::Neg, _) => quote!((-(#v))),
+                    (UnOp::Not, _) => quote!((!(#v))),
+                }
+            }
+            ExprKind::Binary(op, l, r, site) => {
+                let Ty::Scalar(s) = l.ty else {
+                    unreachable!("binary operands are scalars")
+                };
+                let lv = self.expr(l);
+                let rv = self.expr(r);
+                self.binary_tokens(*op, s, &r.ty, lv, rv, *site, span)
+            }
+            ExprKind::And(l, r) => {
+                let (l, r) = (self.expr(l), self.expr(r));
+                quote!((#l && #r))
+            }
+            ExprKind::Or(l, r) => {
+                let (l, r) = (self.expr(l), self.expr(r));
+                quote!((#l || #r))
+            }
+            ExprKind::Cast(x) => {
+                let v = self.expr(x);
+                let t = sim_type(&e.ty);
+                quote!(((#v) as #t))
+            }
+            ExprKind::Tuple(xs) => {
+                let xs: Vec<TokenStream> = xs.iter().map(|x| self.expr(x)).collect();
+                quote!((#(#xs,)*))
+            }
+            ExprKind::Array(xs) => {
+                let xs: Vec<TokenStream> = xs.iter().map(|x| self.expr(x)).collect();
+                quote!([#(#xs),*])
+            }
+            ExprKind::Repeat(x, n) => {
+                let v = self.expr(x);
+                let n = *n as usize;
+                quote!([#v; #n])
+            }
+            ExprKind::Field(x, k) => {
+                let v = self.expr(x);
+                match &x.ty {
+                    Ty::Dim3 => {
+                        let f = Ident::new(["x", "y", "z"][*k as usize], Span::call_site());
+                        quote!((#v).#f)
+                    }
+                    _ => {
+                        let k = syn::Index::from(*k as usize);
+                        quote!((#v).#k)
+                    }
+                }
+            }
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, span),
+            ExprKind::Call(..) => {
+                unreachable!("device function calls arrive with the device-function issue")
+            }
+            ExprKind::If(c, then, els) => {
+                let c = self.expr(c);
+                let t = self.block(then);
+                match els {
+                    Some(els) => {
+                        let el = self.block(els);
+                        quote!(if #c #t else #el)
+                    }
+                    None => quote!(if #c #t),
+                }
+            }
+            ExprKind::Loop(id, body) => {
+                let l = loop_label(*id);
+                let b = self.block(body);
+                quote!(#l: loop #b)
+            }
+            ExprKind::While(id, c, body) => {
+                let l = loop_label(*id);
+                let c = self.expr(c);
+                let b = self.block(body);
+                quote!(#l: while #c #b)
+            }
+            ExprKind::For {
+                id,
+                var,
+                start,
+                end,
+                inclusive,
+                step,
+                body,
+            } => {
+                let l = loop_label(*id);
+                let v = local_name(*var);
+                let (s, en) = (self.expr(start), self.expr(end));
+                let range = if *inclusive {
+                    quote!((#s..=#en))
+                } else {
+                    quote!((#s..#en))
+                };
+                let iter = match step {
+                    Some((st, _)) => {
+                        let st = self.expr(st);
+                        let loc = self.loc(st_span(step));
+                        quote!(#range.step_by(__t.step(#st, #loc)?))
+                    }
+                    None => range,
+                };
+                let b = self.block(body);
+                quote!(#l: for #v in #iter #b)
+            }
+            ExprKind::Break(id, v) => {
+                let l = loop_label(*id);
+                let v = v.as_ref().map(|v| self.expr(v));
+                quote!(break #l #v)
+            }
+            ExprKind::Continue(id) => {
+                let l = loop_label(*id);
+                quote!(continue #l)
+            }
+            ExprKind::Return(v) => match v {
+                Some(v) => {
+                    let v = self.expr(v);
+                    quote!(return ::core::result::Result::Ok(#v))
+                }
+                None => quote!(return ::core::result::Result::Ok(())),
+            },
+            ExprKind::Block(b) => self.block(b),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary_tokens(
+        &mut self,
+        op: BinOp,
+        s: Scalar,
+        r_ty: &Ty,
+        l: TokenStream,
+        r: TokenStream,
+        site: Option<u32>,
+        span: Span,
+    ) -> TokenStream {
+        let _ = site;
+        if s.is_int() {
+            let rs = match r_ty {
+                Ty::Scalar(rs) => *rs,
+                _ => s,
+            };
+            return match op {
+                BinOp::Add => quote!((#l).wrapping_add(#r)),
+                BinOp::Sub => quote!((#l).wrapping_sub(#r)),
+                BinOp::Mul => quote!((#l).wrapping_mul(#r)),
+                BinOp::Div => {
+                    let loc = self.loc(span);
+                    quote!(::cuprum::gpu::sim::div(__t, #l, #r, #loc)?)
+                }
+                BinOp::Rem => {
+                    let loc = self.loc(span);
+                    quote!(::cuprum::gpu::sim::rem(__t, #l, #r, #loc)?)
+                }
+                BinOp::Shl | BinOp::Shr => {
+                    // The amount is converted to the left operand's type first (as the GPU
+                    // does), then masked to its width by wrapping_shl/shr.
+                    let lt = scalar_ident(s);
+                    let amount = if rs == s {
+                        quote!((#r))
+                    } else {
+                        quote!(((#r) as #lt))
+                    };
+                    if op == BinOp::Shl {
+                        quote!((#l).wrapping_shl(#amount as u32))
+                    } else {
+                        quote!((#l).wrapping_shr(#amount as u32))
+                    }
+                }
+                _ => plain_binary(op, l, r),
+            };
+        }
+        plain_binary(op, l, r)
+    }
+
+    fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span) -> TokenStream {
+        let vals: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
+        match b {
+            Builtin::ThreadIdx => quote!(__t.thread_idx()),
+            Builtin::BlockIdx => quote!(__t.block_idx()),
+            Builtin::BlockDim => quote!(__t.block_dim()),
+            Builtin::GridDim => quote!(__t.grid_dim()),
+            Builtin::GlobalId(a) => quote!(__t.global_id(#a)),
+            Builtin::GridStride(a) => quote!(__t.grid_stride(#a)),
+            Builtin::LaneId => quote!(__t.lane_id()),
+            Builtin::WarpId => quote!(__t.warp_id()),
+            Builtin::SyncThreads => {
+                let loc = self.loc(span);
+                quote!(__t.sync_threads(#loc)?)
+            }
+            Builtin::Math(f) => {
+                let ty = &args[0].ty;
+                let recv = &vals[0];
+                let rest = &vals[1..];
+                let int = matches!(ty, Ty::Scalar(s) if s.is_int());
+                let t = sim_type(ty);
+                match f {
+                    MathFn::Min if int => quote!(::core::cmp::Ord::min(#recv, #(#rest),*)),
+                    MathFn::Max if int => quote!(::core::cmp::Ord::max(#recv, #(#rest),*)),
+                    MathFn::Abs if int => quote!(#t::wrapping_abs(#recv)),
+                    _ => {
+                        let m = Ident::new(math_name(f), Span::call_site());
+                        quote!(#t::#m(#recv #(, #rest)*))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn st_span(step: &Option<(Box<Expr>, Option<u32>)>) -> Span {
+    step.as_ref()
+        .map(|(s, _)| s.span)
+        .unwrap_or_else(Span::call_site)
+}
+
+fn math_name(f: MathFn) -> &'static str {
+    match f {
+        MathFn::Min => "min",
+        MathFn::Max => "max",
+        MathFn::Abs => "abs",
+        MathFn::Sqrt => "sqrt",
+        MathFn::MulAdd => "mul_add",
+        MathFn::Floor => "floor",
+        MathFn::Ceil => "ceil",
+        MathFn::Trunc => "trunc",
+        MathFn::Round => "round",
+        MathFn::WrappingAdd => "wrapping_add",
+        MathFn::WrappingSub => "wrapping_sub",
+        MathFn::WrappingMul => "wrapping_mul",
+    }
+}
+
+fn plain_binary(op: BinOp, l: TokenStream, r: TokenStream) -> TokenStream {
+    let o: TokenStream = op.symbol().parse().expect("an operator");
+    quote!((#l #o #r))
+}
+
+enum Access {
+    /// A Rust place expression (`__cuprum_l3[i].0`).
+    Local(TokenStream),
+    /// An element of a simulator view, with its index.
+    Element {
+        view: TokenStream,
+        index: TokenStream,
+    },
+}

@@ -1,0 +1,140 @@
+//! Running a grid: blocks handed out to worker threads, each with its own shared memory and
+//! pool of coroutine stacks; the first failure stops the launch.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::block::{run_cooperative, run_sequential, SharedLayout};
+use super::{Failure, Stop, Thread};
+use crate::Dim3;
+
+/// A static shared-memory array of the kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedDecl {
+    /// Its size in bytes.
+    pub bytes: usize,
+}
+
+/// What to run.
+pub struct GridSpec<'a> {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads per block.
+    pub block: Dim3,
+    /// The kernel's static shared arrays, in declaration order.
+    pub shared: &'a [SharedDecl],
+    /// Dynamic shared memory per block.
+    pub dynamic_shared_bytes: usize,
+    /// Whether threads wait for each other (barriers, warp operations): then each block's
+    /// threads run as coroutines.
+    pub cooperative: bool,
+    /// Worker threads to spread blocks over.
+    pub workers: usize,
+}
+
+/// Bytes shared memory is filled with before each block: uninitialised reads give NaN for
+/// floats and all-ones for integers, so a kernel that forgets to initialise shows it.
+const POISON: u8 = 0xff;
+
+fn align16(n: usize) -> usize {
+    n.div_ceil(16) * 16
+}
+
+fn block_of(linear: u64, grid: Dim3) -> Dim3 {
+    let x = (linear % grid.x as u64) as u32;
+    let rest = linear / grid.x as u64;
+    Dim3::new(
+        x,
+        (rest % grid.y as u64) as u32,
+        (rest / grid.y as u64) as u32,
+    )
+}
+
+/// Runs `body` for every thread of the grid. Returns the failure of the lowest-numbered
+/// failing block, if any.
+pub fn run_grid(
+    spec: &GridSpec,
+    body: &(dyn Fn(&Thread) -> Result<(), Stop> + Sync),
+) -> Result<(), Failure> {
+    let blocks = spec.grid.volume();
+    if blocks == 0 || spec.block.volume() == 0 {
+        return Ok(());
+    }
+    let mut offsets = Vec::with_capacity(spec.shared.len());
+    let mut total = 0usize;
+    for d in spec.shared {
+        offsets.push(total);
+        total += align16(d.bytes);
+    }
+    let dynamic_offset = total;
+    let arena_bytes = total + align16(spec.dynamic_shared_bytes);
+    let workers = spec.workers.clamp(1, blocks.min(64) as usize);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let failure: Mutex<Option<(u64, Failure)>> = Mutex::new(None);
+    let worker = || {
+        // u64 words keep the arena 8-aligned; regions inside are 16-byte multiples.
+        let mut arena = vec![0u64; arena_bytes.div_ceil(8).max(2)];
+        let mut stacks = Vec::new();
+        loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= blocks || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let block = block_of(b, spec.grid);
+            let base = arena.as_mut_ptr().cast::<u8>();
+            // SAFETY: the arena holds at least arena_bytes bytes.
+            unsafe { std::ptr::write_bytes(base, POISON, arena_bytes) };
+            let layout = SharedLayout {
+                base,
+                offsets: &offsets,
+                // SAFETY: dynamic_offset <= arena_bytes.
+                dynamic: (
+                    unsafe { base.add(dynamic_offset) },
+                    spec.dynamic_shared_bytes,
+                ),
+            };
+            let run = catch_unwind(AssertUnwindSafe(|| {
+                if spec.cooperative {
+                    run_cooperative(block, spec.block, spec.grid, &layout, body, &mut stacks)
+                } else {
+                    run_sequential(block, spec.block, spec.grid, &layout, body)
+                }
+            }));
+            let result = run.unwrap_or_else(|panic| {
+                let msg = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(Failure {
+                    message: format!("internal simulator error: {msg}"),
+                    loc: None,
+                    block,
+                    thread: Dim3::default(),
+                })
+            });
+            if let Err(f) = result {
+                stop.store(true, Ordering::Relaxed);
+                let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.as_ref().is_none_or(|(other, _)| b < *other) {
+                    *slot = Some((b, f));
+                }
+            }
+        }
+    };
+    if workers == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(worker);
+            }
+        });
+    }
+    match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some((_, f)) => Err(f),
+        None => Ok(()),
+    }
+}

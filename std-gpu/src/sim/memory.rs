@@ -1,0 +1,361 @@
+//! Simulated device memory: buffers and shared arrays whose elements are only ever touched
+//! through relaxed atomics of their own width.
+
+use std::alloc::{self, Layout};
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use super::{thread::Thread, Loc, Stop};
+
+/// A scalar the simulator can store: loads and stores are atomic accesses of its width.
+pub trait SimScalar: Copy + Send + Sync + 'static {
+    /// Reads the value at `p`.
+    ///
+    /// # Safety
+    /// `p` is valid for reads of `size_of::<Self>()` bytes, aligned, and only accessed
+    /// atomically for the duration.
+    unsafe fn load(p: *const u8) -> Self;
+    /// Writes `v` at `p`.
+    ///
+    /// # Safety
+    /// As [`SimScalar::load`], for writes.
+    unsafe fn store(p: *mut u8, v: Self);
+}
+
+macro_rules! sim_scalar {
+    ($($t:ty => $atomic:ty, $bits:ty, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl SimScalar for $t {
+            unsafe fn load(p: *const u8) -> $t {
+                // SAFETY: the caller guarantees a valid, aligned, atomically accessed location.
+                let $b: $bits = unsafe { <$atomic>::from_ptr(p as *mut $bits) }.load(Relaxed);
+                $from
+            }
+            unsafe fn store(p: *mut u8, $v: $t) {
+                // SAFETY: as above.
+                unsafe { <$atomic>::from_ptr(p as *mut $bits) }.store($to, Relaxed)
+            }
+        }
+    )*};
+}
+
+sim_scalar! {
+    bool => AtomicU8, u8, |v| v as u8, |b| b != 0;
+    i8 => AtomicU8, u8, |v| v as u8, |b| b as i8;
+    u8 => AtomicU8, u8, |v| v, |b| b;
+    i16 => AtomicU16, u16, |v| v as u16, |b| b as i16;
+    u16 => AtomicU16, u16, |v| v, |b| b;
+    i32 => AtomicU32, u32, |v| v as u32, |b| b as i32;
+    u32 => AtomicU32, u32, |v| v, |b| b;
+    f32 => AtomicU32, u32, |v| v.to_bits(), |b| f32::from_bits(b);
+    i64 => AtomicU64, u64, |v| v as u64, |b| b as i64;
+    u64 => AtomicU64, u64, |v| v, |b| b;
+    isize => AtomicU64, u64, |v| v as u64, |b| b as isize;
+    usize => AtomicU64, u64, |v| v as u64, |b| b as usize;
+    f64 => AtomicU64, u64, |v| v.to_bits(), |b| f64::from_bits(b);
+}
+
+/// An owned allocation of simulated device memory holding `len` elements of `T`.
+pub struct SimBuffer<T: SimScalar> {
+    ptr: NonNull<u8>,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the memory is only accessed through atomics (or exclusively through `&mut self`).
+unsafe impl<T: SimScalar> Send for SimBuffer<T> {}
+// SAFETY: as above.
+unsafe impl<T: SimScalar> Sync for SimBuffer<T> {}
+
+impl<T: SimScalar> SimBuffer<T> {
+    fn layout(len: usize) -> Layout {
+        Layout::from_size_align((len * std::mem::size_of::<T>()).max(1), 16)
+            .expect("buffer size overflows")
+    }
+
+    /// `len` zeroed elements.
+    pub fn zeroed(len: usize) -> SimBuffer<T> {
+        let layout = Self::layout(len);
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        SimBuffer {
+            ptr,
+            len,
+            _t: PhantomData,
+        }
+    }
+
+    /// A copy of `data`.
+    pub fn from_slice(data: &[T]) -> SimBuffer<T> {
+        let b = SimBuffer::zeroed(data.len());
+        b.view(0, data.len()).copy_from(data);
+        b
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A read-only view of `start..start + len` (already bounds-checked by the caller).
+    pub fn view(&self, start: usize, len: usize) -> SimSlice<T> {
+        assert!(start + len <= self.len, "simulator view out of range");
+        // SAFETY: in bounds of the allocation.
+        SimSlice {
+            ptr: unsafe { self.ptr.as_ptr().add(start * std::mem::size_of::<T>()) },
+            len,
+            _t: PhantomData,
+        }
+    }
+
+    /// A writable view of `start..start + len`.
+    pub fn view_mut(&mut self, start: usize, len: usize) -> SimSliceMut<T> {
+        SimSliceMut(self.view(start, len))
+    }
+}
+
+impl<T: SimScalar> Drop for SimBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with the same layout.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), Self::layout(self.len)) }
+    }
+}
+
+/// A kernel's view of a `&[T]` parameter in the simulator: an address and a length.
+///
+/// It carries no lifetime: the runtime keeps the memory borrowed until the launch returns,
+/// and nothing else can construct one.
+pub struct SimSlice<T> {
+    ptr: *mut u8,
+    len: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T> Clone for SimSlice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SimSlice<T> {}
+// SAFETY: elements are only accessed atomically.
+unsafe impl<T> Send for SimSlice<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SimSlice<T> {}
+
+/// A kernel's view of a `&mut [T]` parameter in the simulator.
+pub struct SimSliceMut<T>(SimSlice<T>);
+
+impl<T> Clone for SimSliceMut<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SimSliceMut<T> {}
+
+impl<T> SimSlice<T> {
+    pub(crate) fn from_raw(ptr: *mut u8, len: usize) -> SimSlice<T> {
+        SimSlice {
+            ptr,
+            len,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T> SimSliceMut<T> {
+    pub(crate) fn from_raw(ptr: *mut u8, len: usize) -> SimSliceMut<T> {
+        SimSliceMut(SimSlice::from_raw(ptr, len))
+    }
+}
+
+fn out_of_bounds(t: &Thread, index: usize, len: usize, loc: &'static Loc) -> Stop {
+    t.fail(
+        format!("index out of bounds: the len is {len} but the index is {index}"),
+        Some(*loc),
+    )
+}
+
+impl<T: SimScalar> SimSlice<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `self[index]`, or a stop with an out-of-bounds report.
+    #[inline]
+    pub fn load(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<T, Stop> {
+        if index >= self.len {
+            return Err(out_of_bounds(t, index, self.len, loc));
+        }
+        // SAFETY: in bounds; the launch keeps the memory alive; accessed atomically.
+        Ok(unsafe { T::load(self.ptr.add(index * std::mem::size_of::<T>())) })
+    }
+
+    /// The address of element `index` (unchecked: callers check first).
+    pub(crate) fn element(&self, index: usize) -> *mut u8 {
+        // SAFETY: callers pass an index below `len`.
+        unsafe { self.ptr.add(index * std::mem::size_of::<T>()) }
+    }
+
+    /// Copies `src` into the view (host side, lengths equal).
+    pub fn copy_from(&self, src: &[T]) {
+        assert_eq!(src.len(), self.len, "copy length mismatch");
+        for (i, &v) in src.iter().enumerate() {
+            // SAFETY: in bounds; atomic store.
+            unsafe { T::store(self.element(i), v) }
+        }
+    }
+
+    /// The elements, copied out (host side).
+    pub fn to_vec(&self) -> Vec<T> {
+        // SAFETY: in bounds; atomic loads.
+        (0..self.len)
+            .map(|i| unsafe { T::load(self.element(i)) })
+            .collect()
+    }
+}
+
+impl<T: SimScalar> SimSliceMut<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.len == 0
+    }
+
+    /// `self[index]`.
+    #[inline]
+    pub fn load(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<T, Stop> {
+        self.0.load(t, index, loc)
+    }
+
+    /// `self[index] = v`, or a stop with an out-of-bounds report (nothing is written).
+    #[inline]
+    pub fn store(&self, t: &Thread, index: usize, v: T, loc: &'static Loc) -> Result<(), Stop> {
+        if index >= self.0.len {
+            return Err(out_of_bounds(t, index, self.0.len, loc));
+        }
+        // SAFETY: in bounds; the launch keeps the memory alive; accessed atomically.
+        unsafe { T::store(self.0.element(index), v) };
+        Ok(())
+    }
+
+    /// The address of a checked element, for atomics.
+    pub fn element_ptr(
+        &self,
+        t: &Thread,
+        index: usize,
+        loc: &'static Loc,
+    ) -> Result<*mut u8, Stop> {
+        if index >= self.0.len {
+            return Err(out_of_bounds(t, index, self.0.len, loc));
+        }
+        Ok(self.0.element(index))
+    }
+
+    /// The read-only view of the same memory.
+    pub fn as_slice(&self) -> SimSlice<T> {
+        self.0
+    }
+}
+
+/// A shared-memory array of one block, flat: 2-D arrays are indexed `r * cols + c` after
+/// both indices are checked by the caller.
+pub struct SharedArray<T>(pub(crate) SimSliceMut<T>);
+
+impl<T> Clone for SharedArray<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedArray<T> {}
+
+impl<T: SimScalar> SharedArray<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `s[index]`.
+    #[inline]
+    pub fn load(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<T, Stop> {
+        self.0.load(t, index, loc)
+    }
+
+    /// `s[index] = v`.
+    #[inline]
+    pub fn store(&self, t: &Thread, index: usize, v: T, loc: &'static Loc) -> Result<(), Stop> {
+        self.0.store(t, index, v, loc)
+    }
+
+    /// The address of a checked element, for atomics.
+    pub fn element_ptr(
+        &self,
+        t: &Thread,
+        index: usize,
+        loc: &'static Loc,
+    ) -> Result<*mut u8, Stop> {
+        self.0.element_ptr(t, index, loc)
+    }
+}
+
+/// Integer types with Rust's wrapping division semantics.
+pub trait SimInt: Copy {
+    /// Zero.
+    const ZERO: Self;
+    /// `a.wrapping_div(b)` for `b != 0`.
+    fn wdiv(self, b: Self) -> Self;
+    /// `a.wrapping_rem(b)` for `b != 0`.
+    fn wrem(self, b: Self) -> Self;
+}
+
+macro_rules! sim_int {
+    ($($t:ty),*) => {$(
+        impl SimInt for $t {
+            const ZERO: $t = 0;
+            fn wdiv(self, b: $t) -> $t { self.wrapping_div(b) }
+            fn wrem(self, b: $t) -> $t { self.wrapping_rem(b) }
+        }
+    )*};
+}
+sim_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+/// `a / b` on integers: a zero divisor stops the thread; `MIN / -1` wraps.
+#[inline]
+pub fn div<T: SimInt + PartialEq>(t: &Thread, a: T, b: T, loc: &'static Loc) -> Result<T, Stop> {
+    if b == T::ZERO {
+        return Err(t.fail("attempt to divide by zero".into(), Some(*loc)));
+    }
+    Ok(a.wdiv(b))
+}
+
+/// `a % b` on integers: a zero divisor stops the thread; `MIN % -1` is 0.
+#[inline]
+pub fn rem<T: SimInt + PartialEq>(t: &Thread, a: T, b: T, loc: &'static Loc) -> Result<T, Stop> {
+    if b == T::ZERO {
+        return Err(t.fail(
+            "attempt to calculate the remainder with a divisor of zero".into(),
+            Some(*loc),
+        ));
+    }
+    Ok(a.wrem(b))
+}
