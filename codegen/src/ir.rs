@@ -263,11 +263,109 @@ pub enum Builtin {
     WarpId,
     /// `gpu::sync_threads()`
     SyncThreads,
-    /// A math function on floats or integers (the method's name).
+    /// `gpu::sync_threads_count(p)`
+    SyncThreadsCount,
+    /// `gpu::sync_threads_and(p)`
+    SyncThreadsAnd,
+    /// `gpu::sync_threads_or(p)`
+    SyncThreadsOr,
+    /// `gpu::sync_warp(mask)`
+    SyncWarp,
+    /// `gpu::thread_fence*()`
+    Fence(Scope),
+    /// The shared-memory allocation made at this call site (an index into
+    /// [`Program::shared`]); `dynamic_shared` allocations have no dimensions.
+    Shared(usize),
+    /// A warp shuffle `(mask, value, lane)`.
+    Shfl(ShflKind),
+    /// `gpu::ballot_sync(mask, p)`
+    Ballot,
+    /// `gpu::all_sync(mask, p)`
+    AllSync,
+    /// `gpu::any_sync(mask, p)`
+    AnySync,
+    /// `gpu::activemask()`
+    ActiveMask,
+    /// `gpu::match_any_sync(mask, v)`
+    MatchAny,
+    /// `gpu::clock64()`
+    Clock64,
+    /// A math function on floats or integers (the method's name); the receiver is the first
+    /// argument.
     Math(MathFn),
 }
 
-/// Scalar methods lowered to instructions or intrinsics.
+/// Which shuffle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflKind {
+    /// `shfl_sync(mask, v, src_lane)`
+    Idx,
+    /// `shfl_up_sync(mask, v, delta)`
+    Up,
+    /// `shfl_down_sync(mask, v, delta)`
+    Down,
+    /// `shfl_xor_sync(mask, v, lane_mask)`
+    Xor,
+}
+
+/// The scope of an atomic or a fence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The thread's block (`_block` suffix).
+    Block,
+    /// The whole GPU (the default).
+    Device,
+    /// The GPU, the host and peer GPUs (`_system` suffix).
+    System,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomic_add`
+    Add,
+    /// `atomic_sub`
+    Sub,
+    /// `atomic_min`
+    Min,
+    /// `atomic_max`
+    Max,
+    /// `atomic_exch`
+    Exch,
+    /// `atomic_cas(place, expected, new)`
+    Cas,
+    /// `atomic_and`
+    And,
+    /// `atomic_or`
+    Or,
+    /// `atomic_xor`
+    Xor,
+    /// `atomic_inc(place, limit)`: `old >= limit ? 0 : old + 1`
+    Inc,
+    /// `atomic_dec(place, limit)`: `old == 0 || old > limit ? limit : old - 1`
+    Dec,
+}
+
+impl AtomicOp {
+    /// The operation's name without the `atomic_` prefix.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Min => "min",
+            AtomicOp::Max => "max",
+            AtomicOp::Exch => "exch",
+            AtomicOp::Cas => "cas",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Inc => "inc",
+            AtomicOp::Dec => "dec",
+        }
+    }
+}
+
+/// Scalar methods (and `gpu::rsqrt`) lowered to instructions, intrinsics or libdevice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MathFn {
     /// `x.min(y)`
@@ -278,6 +376,8 @@ pub enum MathFn {
     Abs,
     /// `x.sqrt()`
     Sqrt,
+    /// `gpu::rsqrt(x)`
+    Rsqrt,
     /// `x.mul_add(a, b)`
     MulAdd,
     /// `x.floor()`
@@ -288,12 +388,183 @@ pub enum MathFn {
     Trunc,
     /// `x.round()`
     Round,
+    /// `x.exp()`
+    Exp,
+    /// `x.exp2()`
+    Exp2,
+    /// `x.ln()`
+    Ln,
+    /// `x.log2()`
+    Log2,
+    /// `x.log10()`
+    Log10,
+    /// `x.powf(y)`
+    Powf,
+    /// `x.powi(n: i32)`
+    Powi,
+    /// `x.sin()`
+    Sin,
+    /// `x.cos()`
+    Cos,
+    /// `x.tan()`
+    Tan,
+    /// `x.asin()`
+    Asin,
+    /// `x.acos()`
+    Acos,
+    /// `x.atan()`
+    Atan,
+    /// `y.atan2(x)`
+    Atan2,
+    /// `x.sinh()`
+    Sinh,
+    /// `x.cosh()`
+    Cosh,
+    /// `x.tanh()`
+    Tanh,
+    /// `x.hypot(y)`
+    Hypot,
+    /// `x.recip()`
+    Recip,
+    /// `x.cbrt()`
+    Cbrt,
+    /// `x.copysign(sign)`
+    Copysign,
+    /// `x.clamp(lo, hi)`
+    Clamp,
+    /// `x.is_nan()`
+    IsNan,
+    /// `x.is_finite()`
+    IsFinite,
+    /// `x.to_bits()`
+    ToBits,
+    /// `f32::from_bits(u)` / `f64::from_bits(u)` (the receiver is the integer)
+    FromBits,
+    /// `x.pow(e: u32)` on integers
+    Pow,
+    /// `x.count_ones()`
+    CountOnes,
+    /// `x.leading_zeros()`
+    LeadingZeros,
+    /// `x.trailing_zeros()`
+    TrailingZeros,
+    /// `x.reverse_bits()`
+    ReverseBits,
+    /// `x.rotate_left(n: u32)`
+    RotateLeft,
+    /// `x.rotate_right(n: u32)`
+    RotateRight,
     /// `x.wrapping_add(y)`
     WrappingAdd,
     /// `x.wrapping_sub(y)`
     WrappingSub,
     /// `x.wrapping_mul(y)`
     WrappingMul,
+    /// `x.wrapping_neg()`
+    WrappingNeg,
+    /// `x.wrapping_shl(n: u32)`
+    WrappingShl,
+    /// `x.wrapping_shr(n: u32)`
+    WrappingShr,
+}
+
+impl MathFn {
+    /// The Rust method name.
+    pub fn name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Min => "min",
+            Max => "max",
+            Abs => "abs",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            MulAdd => "mul_add",
+            Floor => "floor",
+            Ceil => "ceil",
+            Trunc => "trunc",
+            Round => "round",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Ln => "ln",
+            Log2 => "log2",
+            Log10 => "log10",
+            Powf => "powf",
+            Powi => "powi",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Atan2 => "atan2",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Hypot => "hypot",
+            Recip => "recip",
+            Cbrt => "cbrt",
+            Copysign => "copysign",
+            Clamp => "clamp",
+            IsNan => "is_nan",
+            IsFinite => "is_finite",
+            ToBits => "to_bits",
+            FromBits => "from_bits",
+            Pow => "pow",
+            CountOnes => "count_ones",
+            LeadingZeros => "leading_zeros",
+            TrailingZeros => "trailing_zeros",
+            ReverseBits => "reverse_bits",
+            RotateLeft => "rotate_left",
+            RotateRight => "rotate_right",
+            WrappingAdd => "wrapping_add",
+            WrappingSub => "wrapping_sub",
+            WrappingMul => "wrapping_mul",
+            WrappingNeg => "wrapping_neg",
+            WrappingShl => "wrapping_shl",
+            WrappingShr => "wrapping_shr",
+        }
+    }
+
+    /// The libdevice function that computes it, for the transcendental functions.
+    pub fn libdevice(self, s: Scalar, fast: bool) -> Option<String> {
+        use MathFn::*;
+        let base = match self {
+            Exp => "exp",
+            Exp2 => "exp2",
+            Ln => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Powf => "pow",
+            Powi => "powi",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Atan2 => "atan2",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Hypot => "hypot",
+            Cbrt => "cbrt",
+            Rsqrt => "rsqrt",
+            _ => return None,
+        };
+        Some(match s {
+            Scalar::F32 => {
+                let fast_ok = matches!(self, Exp | Ln | Log2 | Log10 | Powf | Sin | Cos | Tan);
+                if fast && fast_ok {
+                    format!("__nv_fast_{base}f")
+                } else if self == Powi {
+                    "__nv_powif".into()
+                } else {
+                    format!("__nv_{base}f")
+                }
+            }
+            _ => format!("__nv_{base}"),
+        })
+    }
 }
 
 /// Expression kinds.
@@ -335,6 +606,8 @@ pub enum ExprKind {
     Builtin(Builtin, Vec<Expr>),
     /// A call of a device function.
     Call(FnId, Vec<Expr>),
+    /// `gpu::atomic_OP(&mut place, args..)`: returns the old value.
+    Atomic(AtomicOp, Scope, Place, Vec<Expr>),
     /// The length of a slice or shared array (a place rooted at a slice parameter).
     Len(Place),
     /// `if cond { then } else { els }`

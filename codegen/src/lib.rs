@@ -11,6 +11,7 @@
 pub mod check;
 pub mod emit;
 pub mod ir;
+pub mod libdevice;
 pub mod lower;
 pub mod options;
 pub mod sim;
@@ -54,8 +55,14 @@ pub fn compile_kernel(
         .clone()
         .unwrap_or_else(|| default_target.clone());
     let ctx = Context::create();
-    let module = lower::lower_program(&ctx, &program, options, &name);
-    let ptx = emit::emit_ptx(&module, &target).map_err(|e| internal_error(&item.sig.ident, &e))?;
+    let lowered = lower::lower_program(&ctx, &program, options, &name);
+    if let Some((_, span)) = lowered.libdevice_uses.first() {
+        let path = libdevice::find().ok_or_else(|| syn::Error::new(*span, libdevice::MISSING))?;
+        libdevice::link(&ctx, &lowered.module, &path)
+            .map_err(|e| internal_error(&item.sig.ident, &e))?;
+    }
+    let ptx = emit::emit_ptx(&lowered.module, &target)
+        .map_err(|e| internal_error(&item.sig.ident, &e))?;
     Ok(CompiledKernel {
         name,
         ptx,

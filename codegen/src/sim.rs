@@ -10,8 +10,8 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::ir::{
-    BinOp, Block, Builtin, Expr, ExprKind, Function, MathFn, Pattern, Place, Program, Proj, Stmt,
-    UnOp,
+    AtomicOp, BinOp, Block, Builtin, Expr, ExprKind, Function, MathFn, Pattern, Place, Program,
+    Proj, ShflKind, Stmt, UnOp,
 };
 use crate::ty::{Scalar, Ty};
 use crate::walk;
@@ -22,8 +22,23 @@ pub fn is_cooperative(program: &Program) -> bool {
     let mut found = false;
     let mut body = program.kernel.body.clone();
     walk::block_mut(&mut body, &mut |e| {
-        if matches!(e.kind, ExprKind::Builtin(Builtin::SyncThreads, _)) {
-            found = true;
+        if let ExprKind::Builtin(b, _) = &e.kind {
+            if matches!(
+                b,
+                Builtin::SyncThreads
+                    | Builtin::SyncThreadsCount
+                    | Builtin::SyncThreadsAnd
+                    | Builtin::SyncThreadsOr
+                    | Builtin::SyncWarp
+                    | Builtin::Shfl(_)
+                    | Builtin::Ballot
+                    | Builtin::AllSync
+                    | Builtin::AnySync
+                    | Builtin::ActiveMask
+                    | Builtin::MatchAny
+            ) {
+                found = true;
+            }
         }
     });
     found
@@ -34,6 +49,7 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
     let f = &program.kernel;
     let mut e = Emitter {
         f,
+        program,
         locs: Vec::new(),
     };
     let params: Vec<TokenStream> = f
@@ -60,6 +76,7 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
 
 struct Emitter<'a> {
     f: &'a Function,
+    program: &'a Program,
     locs: Vec<TokenStream>,
 }
 
@@ -403,7 +420,8 @@ impl Emitter<'_> {
                     }
                 }
             }
-            ExprKind::Builtin(b, args) => self.builtin(*b, args, span),
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, &e.ty, span),
+            ExprKind::Atomic(op, _, place, args) => self.atomic(*op, place, args, span),
             ExprKind::Call(..) => {
                 unreachable!("device function calls arrive with the device-function issue")
             }
@@ -527,8 +545,9 @@ impl Emitter<'_> {
         plain_binary(op, l, r)
     }
 
-    fn builtin(&mut self, b: Builtin, args: &[Expr], span: Span) -> TokenStream {
+    fn builtin(&mut self, b: Builtin, args: &[Expr], ty: &Ty, span: Span) -> TokenStream {
         let vals: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
+        let rt = quote!(::cuprum::gpu::sim);
         match b {
             Builtin::ThreadIdx => quote!(__t.thread_idx()),
             Builtin::BlockIdx => quote!(__t.block_idx()),
@@ -542,47 +561,189 @@ impl Emitter<'_> {
                 let loc = self.loc(span);
                 quote!(__t.sync_threads(#loc)?)
             }
-            Builtin::Math(f) => {
-                let ty = &args[0].ty;
-                let recv = &vals[0];
-                let rest = &vals[1..];
-                let int = matches!(ty, Ty::Scalar(s) if s.is_int());
-                let t = sim_type(ty);
-                match f {
-                    MathFn::Min if int => quote!(::core::cmp::Ord::min(#recv, #(#rest),*)),
-                    MathFn::Max if int => quote!(::core::cmp::Ord::max(#recv, #(#rest),*)),
-                    MathFn::Abs if int => quote!(#t::wrapping_abs(#recv)),
-                    _ => {
-                        let m = Ident::new(math_name(f), Span::call_site());
-                        quote!(#t::#m(#recv #(, #rest)*))
-                    }
+            Builtin::SyncThreadsCount | Builtin::SyncThreadsAnd | Builtin::SyncThreadsOr => {
+                let loc = self.loc(span);
+                let p = &vals[0];
+                let m = match b {
+                    Builtin::SyncThreadsCount => quote!(sync_threads_count),
+                    Builtin::SyncThreadsAnd => quote!(sync_threads_and),
+                    _ => quote!(sync_threads_or),
+                };
+                quote!(__t.#m(#p, #loc)?)
+            }
+            Builtin::SyncWarp => {
+                let loc = self.loc(span);
+                let mask = &vals[0];
+                quote!({ __t.warp(#rt::WarpOpKind::Sync, #mask, 0, #loc)?; })
+            }
+            Builtin::Fence(_) => quote!(::core::sync::atomic::fence(
+                ::core::sync::atomic::Ordering::SeqCst
+            )),
+            Builtin::Shared(k) => {
+                let alloc = &self.program.shared[k];
+                let elem = scalar_ident(alloc.elem);
+                if alloc.dims.is_empty() {
+                    quote!(__t.dynamic_shared::<#elem>())
+                } else {
+                    let index = static_shared_index(self.program, k);
+                    let len = alloc.dims.iter().product::<u64>() as usize;
+                    quote!(__t.shared::<#elem>(#index, #len))
                 }
+            }
+            Builtin::Shfl(kind) => {
+                let loc = self.loc(span);
+                let (mask, v, lane) = (&vals[0], &vals[1], &vals[2]);
+                let k = match kind {
+                    ShflKind::Idx => quote!(ShflIdx),
+                    ShflKind::Up => quote!(ShflUp),
+                    ShflKind::Down => quote!(ShflDown),
+                    ShflKind::Xor => quote!(ShflXor),
+                };
+                quote!(#rt::warp_value(__t, #rt::WarpOpKind::#k(#lane), #mask, #v, #loc)?)
+            }
+            Builtin::Ballot | Builtin::AllSync | Builtin::AnySync | Builtin::MatchAny => {
+                let loc = self.loc(span);
+                let (mask, v) = (&vals[0], &vals[1]);
+                let k = match b {
+                    Builtin::Ballot => quote!(Ballot),
+                    Builtin::AllSync => quote!(All),
+                    Builtin::AnySync => quote!(Any),
+                    _ => quote!(MatchAny),
+                };
+                let m = quote!(#rt::warp_mask(__t, #rt::WarpOpKind::#k, #mask, #v, #loc)?);
+                if matches!(b, Builtin::AllSync | Builtin::AnySync) {
+                    quote!((#m != 0))
+                } else {
+                    m
+                }
+            }
+            Builtin::ActiveMask => {
+                let loc = self.loc(span);
+                quote!(#rt::warp_mask(__t, #rt::WarpOpKind::ActiveMask, 0, 0u32, #loc)?)
+            }
+            Builtin::Clock64 => quote!(#rt::clock64()),
+            Builtin::Math(f) => self.math(f, &args[0].ty, ty, &vals),
+        }
+    }
+
+    fn math(&mut self, f: MathFn, recv_ty: &Ty, ty: &Ty, vals: &[TokenStream]) -> TokenStream {
+        let Ty::Scalar(s) = recv_ty else {
+            unreachable!("math on scalars")
+        };
+        let s = *s;
+        let t = scalar_ident(s);
+        let x = &vals[0];
+        let rest = &vals[1..];
+        let unsigned = |s: Scalar| {
+            scalar_ident(match s {
+                Scalar::I8 => Scalar::U8,
+                Scalar::I16 => Scalar::U16,
+                Scalar::I32 => Scalar::U32,
+                Scalar::I64 => Scalar::U64,
+                Scalar::Isize => Scalar::Usize,
+                other => other,
+            })
+        };
+        let _ = unsigned;
+        match f {
+            MathFn::Min if s.is_int() => quote!(::core::cmp::Ord::min(#x, #(#rest),*)),
+            MathFn::Max if s.is_int() => quote!(::core::cmp::Ord::max(#x, #(#rest),*)),
+            MathFn::Abs if s.is_int() => quote!(#t::wrapping_abs(#x)),
+            MathFn::Pow => quote!(#t::wrapping_pow(#x, #(#rest),*)),
+            MathFn::Rsqrt => quote!((1.0 as #t / #t::sqrt(#x))),
+            MathFn::FromBits => {
+                let out = sim_type(ty);
+                quote!(#out::from_bits(#x))
+            }
+            MathFn::Clamp => {
+                let (lo, hi) = (&vals[1], &vals[2]);
+                quote!({ let (__x, __lo, __hi) = (#x, #lo, #hi); if __x < __lo { __lo } else if __x > __hi { __hi } else { __x } })
+            }
+            _ => {
+                let m = Ident::new(f.name(), Span::call_site());
+                quote!(#t::#m(#x #(, #rest)*))
             }
         }
     }
+
+    /// `gpu::atomic_OP(&mut place, args)`: an atomic update of the element, returning the old
+    /// value.
+    fn atomic(&mut self, op: AtomicOp, place: &Place, args: &[Expr], span: Span) -> TokenStream {
+        let Access::Element { view, index } = self.place_access(place, span) else {
+            unreachable!("atomics act on device memory")
+        };
+        let loc = self.loc(span);
+        let vals: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
+        let Ty::Scalar(s) = place.ty else {
+            unreachable!("atomics on scalars")
+        };
+        let t = scalar_ident(s);
+        let u = scalar_ident(match s {
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 => Scalar::U64,
+            Scalar::Isize => Scalar::Usize,
+            other => other,
+        });
+        let v = vals.first().cloned().unwrap_or_default();
+        let update = match (op, s.is_float()) {
+            (AtomicOp::Add, true) => quote!(__o + __v),
+            (AtomicOp::Sub, true) => quote!(__o - __v),
+            (AtomicOp::Min, true) => quote!(#t::min(__o, __v)),
+            (AtomicOp::Max, true) => quote!(#t::max(__o, __v)),
+            (AtomicOp::Add, false) => quote!(__o.wrapping_add(__v)),
+            (AtomicOp::Sub, false) => quote!(__o.wrapping_sub(__v)),
+            (AtomicOp::Min, false) => quote!(::core::cmp::Ord::min(__o, __v)),
+            (AtomicOp::Max, false) => quote!(::core::cmp::Ord::max(__o, __v)),
+            (AtomicOp::Exch, _) => quote!(__v),
+            (AtomicOp::And, _) => quote!(__o & __v),
+            (AtomicOp::Or, _) => quote!(__o | __v),
+            (AtomicOp::Xor, _) => quote!(__o ^ __v),
+            (AtomicOp::Inc, _) => {
+                quote!(if (__o as #u) >= (__v as #u) { 0 } else { __o.wrapping_add(1) })
+            }
+            (AtomicOp::Dec, _) => {
+                quote!(if __o == 0 || (__o as #u) > (__v as #u) { __v } else { __o.wrapping_sub(1) })
+            }
+            (AtomicOp::Cas, _) => {
+                let new = &vals[1];
+                return quote!({
+                    let __p = #view.element_ptr(__t, #index, #loc)?;
+                    let (__v, __n): (#t, #t) = (#v, #new);
+                    ::cuprum::gpu::sim::atomic_update(__p, move |__o: #t| if __o == __v { __n } else { __o })
+                });
+            }
+        };
+        quote!({
+            let __p = #view.element_ptr(__t, #index, #loc)?;
+            let __v: #t = #v;
+            ::cuprum::gpu::sim::atomic_update(__p, move |__o: #t| #update)
+        })
+    }
+}
+
+/// The position of shared allocation `k` among the kernel's static (sized) allocations.
+pub fn static_shared_index(program: &Program, k: usize) -> usize {
+    program.shared[..k]
+        .iter()
+        .filter(|a| !a.dims.is_empty())
+        .count()
+}
+
+/// The byte sizes of the kernel's static shared allocations, in order (for the simulator's
+/// layout).
+pub fn static_shared_bytes(program: &Program) -> Vec<u64> {
+    program
+        .shared
+        .iter()
+        .filter(|a| !a.dims.is_empty())
+        .map(|a| a.dims.iter().product::<u64>() * a.elem.bytes() as u64)
+        .collect()
 }
 
 fn st_span(step: &Option<(Box<Expr>, Option<u32>)>) -> Span {
     step.as_ref()
         .map(|(s, _)| s.span)
         .unwrap_or_else(Span::call_site)
-}
-
-fn math_name(f: MathFn) -> &'static str {
-    match f {
-        MathFn::Min => "min",
-        MathFn::Max => "max",
-        MathFn::Abs => "abs",
-        MathFn::Sqrt => "sqrt",
-        MathFn::MulAdd => "mul_add",
-        MathFn::Floor => "floor",
-        MathFn::Ceil => "ceil",
-        MathFn::Trunc => "trunc",
-        MathFn::Round => "round",
-        MathFn::WrappingAdd => "wrapping_add",
-        MathFn::WrappingSub => "wrapping_sub",
-        MathFn::WrappingMul => "wrapping_mul",
-    }
 }
 
 fn plain_binary(op: BinOp, l: TokenStream, r: TokenStream) -> TokenStream {

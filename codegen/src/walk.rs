@@ -37,6 +37,12 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             place_mut(p, f);
             expr_mut(v, f);
         }
+        ExprKind::Atomic(_, _, p, args) => {
+            place_mut(p, f);
+            for a in args {
+                expr_mut(a, f);
+            }
+        }
         ExprKind::Unary(_, x)
         | ExprKind::Cast(x)
         | ExprKind::Field(x, _)

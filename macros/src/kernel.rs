@@ -227,6 +227,9 @@ fn emit(
     let sim_body_name = format_ident!("__cuprum_sim_body");
     let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
     let cooperative = cuprum_codegen::sim::is_cooperative(&k.program);
+    let shared_bytes = cuprum_codegen::sim::static_shared_bytes(&k.program)
+        .into_iter()
+        .map(|b| b as usize);
     let ptx_doc = format!("The PTX of `{name}`, compiled for {}.", k.target);
     quote! {
         #(#forwarded)*
@@ -250,7 +253,7 @@ fn emit(
                 max_threads: #max_threads,
                 sites: &[#(#sites),*],
                 cooperative: #cooperative,
-                shared: &[],
+                shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
 
             #[doc = #doc_launch]

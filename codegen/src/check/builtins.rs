@@ -1,7 +1,7 @@
 //! The names a kernel can use without declaring them: `cuprum::gpu` functions and constants,
 //! the associated constants of scalar types, and the scalar methods.
 
-use crate::ir::{Builtin, MathFn};
+use crate::ir::{AtomicOp, Builtin, MathFn, Scope, ShflKind};
 use crate::ty::{Scalar, Ty};
 
 /// Every public function name in `cuprum::gpu` (DESIGN §2), for "did you mean" suggestions.
@@ -70,6 +70,56 @@ pub fn gpu_function(name: &str) -> Option<(Builtin, Vec<Ty>, Ty)> {
         "lane_id" => (Builtin::LaneId, vec![], Ty::U32),
         "warp_id" => (Builtin::WarpId, vec![], Ty::U32),
         "sync_threads" => (Builtin::SyncThreads, vec![], Ty::Unit),
+        "sync_threads_count" => (Builtin::SyncThreadsCount, vec![Ty::BOOL], Ty::U32),
+        "sync_threads_and" => (Builtin::SyncThreadsAnd, vec![Ty::BOOL], Ty::BOOL),
+        "sync_threads_or" => (Builtin::SyncThreadsOr, vec![Ty::BOOL], Ty::BOOL),
+        "sync_warp" => (Builtin::SyncWarp, vec![Ty::U32], Ty::Unit),
+        "thread_fence" => (Builtin::Fence(Scope::Device), vec![], Ty::Unit),
+        "thread_fence_block" => (Builtin::Fence(Scope::Block), vec![], Ty::Unit),
+        "thread_fence_system" => (Builtin::Fence(Scope::System), vec![], Ty::Unit),
+        "ballot_sync" => (Builtin::Ballot, vec![Ty::U32, Ty::BOOL], Ty::U32),
+        "all_sync" => (Builtin::AllSync, vec![Ty::U32, Ty::BOOL], Ty::BOOL),
+        "any_sync" => (Builtin::AnySync, vec![Ty::U32, Ty::BOOL], Ty::BOOL),
+        "activemask" => (Builtin::ActiveMask, vec![], Ty::U32),
+        "clock64" => (Builtin::Clock64, vec![], Ty::Scalar(Scalar::U64)),
+        _ => return None,
+    })
+}
+
+/// The atomic `gpu::atomic_<op>[_block|_system]`, if `name` is one.
+pub fn atomic(name: &str) -> Option<(AtomicOp, Scope)> {
+    let rest = name.strip_prefix("atomic_")?;
+    let (op, scope) = if let Some(op) = rest.strip_suffix("_block") {
+        (op, Scope::Block)
+    } else if let Some(op) = rest.strip_suffix("_system") {
+        (op, Scope::System)
+    } else {
+        (rest, Scope::Device)
+    };
+    let op = match op {
+        "add" => AtomicOp::Add,
+        "sub" => AtomicOp::Sub,
+        "min" => AtomicOp::Min,
+        "max" => AtomicOp::Max,
+        "exch" => AtomicOp::Exch,
+        "cas" => AtomicOp::Cas,
+        "and" => AtomicOp::And,
+        "or" => AtomicOp::Or,
+        "xor" => AtomicOp::Xor,
+        "inc" => AtomicOp::Inc,
+        "dec" => AtomicOp::Dec,
+        _ => return None,
+    };
+    Some((op, scope))
+}
+
+/// The shuffle `gpu::shfl*_sync`, if `name` is one.
+pub fn shuffle(name: &str) -> Option<ShflKind> {
+    Some(match name {
+        "shfl_sync" => ShflKind::Idx,
+        "shfl_up_sync" => ShflKind::Up,
+        "shfl_down_sync" => ShflKind::Down,
+        "shfl_xor_sync" => ShflKind::Xor,
         _ => return None,
     })
 }
@@ -148,33 +198,130 @@ fn pick(f32_: bool, a: f64, b: f64) -> f64 {
     }
 }
 
-/// Float methods with their arity (not counting the receiver); all return the receiver's type.
-pub fn float_method(name: &str) -> Option<(MathFn, usize)> {
+/// An argument or result type of a scalar method, relative to the receiver's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rel {
+    /// The receiver's type.
+    Same,
+    /// A fixed scalar type.
+    Fixed(Scalar),
+}
+
+impl Rel {
+    /// The concrete type for receiver type `recv`.
+    pub fn ty(self, recv: &Ty) -> Ty {
+        match self {
+            Rel::Same => recv.clone(),
+            Rel::Fixed(s) => Ty::Scalar(s),
+        }
+    }
+}
+
+/// What a scalar method takes and returns.
+pub struct MethodSig {
+    /// The operation.
+    pub f: MathFn,
+    /// Argument types (not counting the receiver).
+    pub args: Vec<Rel>,
+    /// The result type.
+    pub ret: Rel,
+}
+
+fn sig(f: MathFn, args: &[Rel], ret: Rel) -> MethodSig {
+    MethodSig {
+        f,
+        args: args.to_vec(),
+        ret,
+    }
+}
+
+/// The method `name` of scalar type `recv`, if Cuprum supports it there.
+pub fn method(recv: Scalar, name: &str) -> Option<MethodSig> {
+    use MathFn::*;
+    use Rel::{Fixed, Same};
+    const U32: Rel = Fixed(Scalar::U32);
+    const BOOL: Rel = Fixed(Scalar::Bool);
+    if recv.is_float() {
+        let bits = Fixed(if recv == Scalar::F32 {
+            Scalar::U32
+        } else {
+            Scalar::U64
+        });
+        return Some(match name {
+            "min" => sig(Min, &[Same], Same),
+            "max" => sig(Max, &[Same], Same),
+            "powf" => sig(Powf, &[Same], Same),
+            "atan2" => sig(Atan2, &[Same], Same),
+            "hypot" => sig(Hypot, &[Same], Same),
+            "copysign" => sig(Copysign, &[Same], Same),
+            "mul_add" => sig(MulAdd, &[Same, Same], Same),
+            "clamp" => sig(Clamp, &[Same, Same], Same),
+            "powi" => sig(Powi, &[Fixed(Scalar::I32)], Same),
+            "is_nan" => sig(IsNan, &[], BOOL),
+            "is_finite" => sig(IsFinite, &[], BOOL),
+            "to_bits" => sig(ToBits, &[], bits),
+            _ => {
+                let f = match name {
+                    "abs" => Abs,
+                    "sqrt" => Sqrt,
+                    "floor" => Floor,
+                    "ceil" => Ceil,
+                    "trunc" => Trunc,
+                    "round" => Round,
+                    "exp" => Exp,
+                    "exp2" => Exp2,
+                    "ln" => Ln,
+                    "log2" => Log2,
+                    "log10" => Log10,
+                    "sin" => Sin,
+                    "cos" => Cos,
+                    "tan" => Tan,
+                    "asin" => Asin,
+                    "acos" => Acos,
+                    "atan" => Atan,
+                    "sinh" => Sinh,
+                    "cosh" => Cosh,
+                    "tanh" => Tanh,
+                    "recip" => Recip,
+                    "cbrt" => Cbrt,
+                    _ => return None,
+                };
+                sig(f, &[], Same)
+            }
+        });
+    }
+    if !recv.is_int() {
+        return None;
+    }
     Some(match name {
-        "min" => (MathFn::Min, 1),
-        "max" => (MathFn::Max, 1),
-        "abs" => (MathFn::Abs, 0),
-        "sqrt" => (MathFn::Sqrt, 0),
-        "mul_add" => (MathFn::MulAdd, 2),
-        "floor" => (MathFn::Floor, 0),
-        "ceil" => (MathFn::Ceil, 0),
-        "trunc" => (MathFn::Trunc, 0),
-        "round" => (MathFn::Round, 0),
+        "min" => sig(Min, &[Same], Same),
+        "max" => sig(Max, &[Same], Same),
+        "clamp" => sig(Clamp, &[Same, Same], Same),
+        "abs" if recv.is_signed() => sig(Abs, &[], Same),
+        "pow" => sig(Pow, &[U32], Same),
+        "count_ones" => sig(CountOnes, &[], U32),
+        "leading_zeros" => sig(LeadingZeros, &[], U32),
+        "trailing_zeros" => sig(TrailingZeros, &[], U32),
+        "reverse_bits" => sig(ReverseBits, &[], Same),
+        "rotate_left" => sig(RotateLeft, &[U32], Same),
+        "rotate_right" => sig(RotateRight, &[U32], Same),
+        "wrapping_add" => sig(WrappingAdd, &[Same], Same),
+        "wrapping_sub" => sig(WrappingSub, &[Same], Same),
+        "wrapping_mul" => sig(WrappingMul, &[Same], Same),
+        "wrapping_neg" => sig(WrappingNeg, &[], Same),
+        "wrapping_shl" => sig(WrappingShl, &[U32], Same),
+        "wrapping_shr" => sig(WrappingShr, &[U32], Same),
         _ => return None,
     })
 }
 
-/// Integer methods with their arity; all return the receiver's type.
-pub fn int_method(name: &str, signed: bool) -> Option<(MathFn, usize)> {
-    Some(match name {
-        "min" => (MathFn::Min, 1),
-        "max" => (MathFn::Max, 1),
-        "abs" if signed => (MathFn::Abs, 0),
-        "wrapping_add" => (MathFn::WrappingAdd, 1),
-        "wrapping_sub" => (MathFn::WrappingSub, 1),
-        "wrapping_mul" => (MathFn::WrappingMul, 1),
-        _ => return None,
-    })
+/// The method names Cuprum supports on a type, for suggestions.
+pub fn method_names(recv: Scalar) -> Vec<&'static str> {
+    KNOWN_METHODS
+        .iter()
+        .copied()
+        .filter(|m| method(recv, m).is_some())
+        .collect()
 }
 
 /// Every scalar method name of DESIGN §2, for suggestions when a method is not found.
@@ -213,7 +360,6 @@ pub const KNOWN_METHODS: &[&str] = &[
     "is_nan",
     "is_finite",
     "to_bits",
-    "from_bits",
     "pow",
     "count_ones",
     "leading_zeros",
@@ -222,8 +368,9 @@ pub const KNOWN_METHODS: &[&str] = &[
     "wrapping_add",
     "wrapping_sub",
     "wrapping_mul",
+    "wrapping_neg",
+    "wrapping_shl",
+    "wrapping_shr",
     "rotate_left",
     "rotate_right",
-    "len",
-    "is_empty",
 ];

@@ -6,6 +6,7 @@
 //! with anything, so one mistake is not reported again by everything that uses it.
 
 mod builtins;
+mod call;
 mod expr;
 mod infer;
 mod resolve;
@@ -16,7 +17,9 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ir::{CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SiteId};
+use crate::ir::{
+    CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SharedAlloc, SiteId,
+};
 use crate::options::KernelOptions;
 use crate::ty::{Scalar, Ty};
 use infer::InferCtx;
@@ -27,9 +30,10 @@ pub use builtins::GPU_FUNCTIONS;
 pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Program, syn::Error> {
     let mut errors = Vec::new();
     let mut sites = Vec::new();
+    let mut shared = Vec::new();
     check_kernel_signature(item, &mut errors);
     let kernel = {
-        let mut checker = Checker::new(&mut errors, &mut sites, options.checked);
+        let mut checker = Checker::new(&mut errors, &mut sites, &mut shared, options.checked);
         checker.function(item, Ty::Unit)
     };
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
@@ -42,7 +46,7 @@ pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Progr
         kernel,
         functions: Vec::new(),
         sites,
-        shared: Vec::new(),
+        shared,
     })
 }
 
@@ -100,6 +104,9 @@ pub(crate) struct Checker<'p> {
     infer: InferCtx,
     errors: &'p mut Vec<syn::Error>,
     sites: &'p mut Vec<CheckSite>,
+    shared: &'p mut Vec<SharedAlloc>,
+    /// Checking the initialiser of a `let` (where shared memory may be made).
+    let_init: bool,
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, LocalId)>>,
     loops: Vec<LoopScope>,
@@ -109,11 +116,18 @@ pub(crate) struct Checker<'p> {
 }
 
 impl<'p> Checker<'p> {
-    fn new(errors: &'p mut Vec<syn::Error>, sites: &'p mut Vec<CheckSite>, checked: bool) -> Self {
+    fn new(
+        errors: &'p mut Vec<syn::Error>,
+        sites: &'p mut Vec<CheckSite>,
+        shared: &'p mut Vec<SharedAlloc>,
+        checked: bool,
+    ) -> Self {
         Checker {
             infer: InferCtx::default(),
             errors,
             sites,
+            shared,
+            let_init: false,
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             loops: Vec::new(),

@@ -15,7 +15,8 @@ impl Checker<'_> {
                 ExprKind::Read(p)
                 | ExprKind::Len(p)
                 | ExprKind::Assign(p, _)
-                | ExprKind::CompoundAssign(_, p, _) => resolve_place(p),
+                | ExprKind::CompoundAssign(_, p, _)
+                | ExprKind::Atomic(_, _, p, _) => resolve_place(p),
                 ExprKind::If(_, t, e2) => {
                     t.ty = infer.resolve(&t.ty);
                     if let Some(e2) = e2 {

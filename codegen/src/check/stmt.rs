@@ -91,7 +91,12 @@ impl Checker<'_> {
 
     /// A `let` initialiser: also accepts a shared-memory constructor, which other positions do not.
     fn let_init(&mut self, e: &syn::Expr) -> Expr {
-        self.expr(e)
+        // Only the outermost call may make shared memory: `let s = gpu::shared_array..()`.
+        let direct = matches!(strip_parens(e), syn::Expr::Call(_));
+        self.let_init = direct;
+        let v = self.expr(e);
+        self.let_init = false;
+        v
     }
 
     fn pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> Pattern {

@@ -1,11 +1,13 @@
-//! Lowering `cuprum::gpu` functions and scalar methods to NVVM and LLVM intrinsics.
+//! Lowering `cuprum::gpu` functions and scalar methods to NVVM and LLVM intrinsics, and to
+//! libdevice for the transcendental functions.
 
-use inkwell::module::Module;
-use inkwell::types::BasicTypeEnum;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, FunctionValue, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
 
 use super::{ok, FnLower};
-use crate::ir::{Builtin, Expr, MathFn};
+use crate::ir::{Builtin, Expr, MathFn, ShflKind};
 use crate::ty::{Scalar, Ty};
 
 /// The declaration of an intrinsic (overloaded ones take their types).
@@ -73,11 +75,19 @@ impl<'ctx> FnLower<'_, 'ctx> {
         args: &[Expr],
         ty: &Ty,
     ) -> Option<BasicValueEnum<'ctx>> {
-        match b {
-            Builtin::ThreadIdx => Some(self.dim3("tid")),
-            Builtin::BlockIdx => Some(self.dim3("ctaid")),
-            Builtin::BlockDim => Some(self.dim3("ntid")),
-            Builtin::GridDim => Some(self.dim3("nctaid")),
+        if let Builtin::Shared(k) = b {
+            return Some(self.shared[k].into());
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        let i32t = self.ctx.i32_type();
+        Some(match b {
+            Builtin::ThreadIdx => self.dim3("tid"),
+            Builtin::BlockIdx => self.dim3("ctaid"),
+            Builtin::BlockDim => self.dim3("ntid"),
+            Builtin::GridDim => self.dim3("nctaid"),
             Builtin::GlobalId(axis) => {
                 // 64-bit arithmetic: 2^31 blocks of 1024 threads overflow 32 bits. LLVM turns
                 // the widened multiply into one `mul.wide.u32`.
@@ -85,16 +95,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let dim = self.widen(self.sreg("ntid", axis));
                 let tid = self.widen(self.sreg("tid", axis));
                 let base = ok!(self.b.build_int_nuw_mul(block, dim, "base"));
-                Some(ok!(self.b.build_int_nuw_add(base, tid, "global_id")).into())
+                ok!(self.b.build_int_nuw_add(base, tid, "global_id")).into()
             }
             Builtin::GridStride(axis) => {
                 let dim = self.widen(self.sreg("ntid", axis));
                 let grid = self.widen(self.sreg("nctaid", axis));
-                Some(ok!(self.b.build_int_nuw_mul(dim, grid, "grid_stride")).into())
+                ok!(self.b.build_int_nuw_mul(dim, grid, "grid_stride")).into()
             }
-            Builtin::LaneId => {
-                Some(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", &[], &[]))
-            }
+            Builtin::LaneId => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", &[], &[]),
             Builtin::WarpId => {
                 let (tx, ty_, tz) = (
                     self.sreg("tid", 0),
@@ -106,34 +114,175 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let row = ok!(self.b.build_int_nuw_add(zy, ty_, "row"));
                 let rows = ok!(self.b.build_int_nuw_mul(row, nx, "rows"));
                 let linear = ok!(self.b.build_int_nuw_add(rows, tx, "linear"));
-                let five = self.ctx.i32_type().const_int(5, false);
-                Some(ok!(self.b.build_right_shift(linear, five, false, "warp")).into())
+                ok!(self
+                    .b
+                    .build_right_shift(linear, i32t.const_int(5, false), false, "warp"))
+                .into()
             }
             Builtin::SyncThreads => {
-                let zero = self.ctx.i32_type().const_zero();
-                self.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()]);
-                None
+                self.call_void_intrinsic(
+                    "llvm.nvvm.barrier.cta.sync.aligned.all",
+                    &[i32t.const_zero().into()],
+                );
+                return None;
             }
-            Builtin::Math(f) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a)?);
-                }
+            Builtin::SyncThreadsCount => self.call_intrinsic(
+                "llvm.nvvm.barrier.cta.red.popc.aligned.all",
+                &[],
+                &[i32t.const_zero().into(), vals[0]],
+            ),
+            Builtin::SyncThreadsAnd => self.call_intrinsic(
+                "llvm.nvvm.barrier.cta.red.and.aligned.all",
+                &[],
+                &[i32t.const_zero().into(), vals[0]],
+            ),
+            Builtin::SyncThreadsOr => self.call_intrinsic(
+                "llvm.nvvm.barrier.cta.red.or.aligned.all",
+                &[],
+                &[i32t.const_zero().into(), vals[0]],
+            ),
+            Builtin::SyncWarp => {
+                self.call_void_intrinsic("llvm.nvvm.bar.warp.sync", &[vals[0]]);
+                return None;
+            }
+            Builtin::Fence(scope) => {
+                self.fence(scope);
+                return None;
+            }
+            Builtin::Shared(_) => unreachable!("handled above"),
+            Builtin::Shfl(kind) => {
                 let Ty::Scalar(s) = ty else {
+                    unreachable!("shuffles move scalars")
+                };
+                self.shuffle(
+                    kind,
+                    *s,
+                    vals[0].into_int_value(),
+                    vals[1],
+                    vals[2].into_int_value(),
+                )
+            }
+            Builtin::Ballot => self.call_intrinsic("llvm.nvvm.vote.ballot.sync", &[], &vals),
+            Builtin::AllSync => self.call_intrinsic("llvm.nvvm.vote.all.sync", &[], &vals),
+            Builtin::AnySync => self.call_intrinsic("llvm.nvvm.vote.any.sync", &[], &vals),
+            Builtin::ActiveMask => self.call_intrinsic("llvm.nvvm.activemask", &[], &[]),
+            Builtin::MatchAny => {
+                let Ty::Scalar(s) = &args[1].ty else {
+                    unreachable!("matched values are scalars")
+                };
+                let bits = self.to_int_bits(vals[1], *s);
+                let name = if s.bits() == 64 {
+                    "llvm.nvvm.match.any.sync.i64"
+                } else {
+                    "llvm.nvvm.match.any.sync.i32"
+                };
+                self.call_intrinsic(name, &[], &[vals[0], bits.into()])
+            }
+            Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
+            Builtin::Math(f) => {
+                let Ty::Scalar(recv) = &args[0].ty else {
                     unreachable!("math on scalars")
                 };
-                Some(self.math(f, *s, &vals))
+                let Ty::Scalar(out) = ty else {
+                    unreachable!("math returns scalars")
+                };
+                self.math(f, *recv, *out, &vals, args[0].span)
             }
+        })
+    }
+
+    /// A scalar's bits as an integer of its width (floats bit-cast, `i32`/`u32` unchanged).
+    fn to_int_bits(&self, v: BasicValueEnum<'ctx>, s: Scalar) -> IntValue<'ctx> {
+        if s.is_float() {
+            let t = self.int_type(s.bits());
+            ok!(self.b.build_bit_cast(v, t, "bits")).into_int_value()
+        } else {
+            v.into_int_value()
         }
     }
 
-    fn math(&mut self, f: MathFn, s: Scalar, v: &[BasicValueEnum<'ctx>]) -> BasicValueEnum<'ctx> {
+    fn from_int_bits(&self, v: IntValue<'ctx>, s: Scalar) -> BasicValueEnum<'ctx> {
+        if s.is_float() {
+            ok!(self
+                .b
+                .build_bit_cast(v, super::scalar_type(self.ctx, s), "float"))
+        } else {
+            v.into()
+        }
+    }
+
+    /// `shfl.sync` on 32-bit values; 64-bit values move as two halves, as CUDA does.
+    fn shuffle(
+        &self,
+        kind: ShflKind,
+        s: Scalar,
+        mask: IntValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> BasicValueEnum<'ctx> {
+        let (mode, clamp) = match kind {
+            ShflKind::Idx => ("idx", 0x1f),
+            ShflKind::Up => ("up", 0),
+            ShflKind::Down => ("down", 0x1f),
+            ShflKind::Xor => ("bfly", 0x1f),
+        };
+        let i32t = self.ctx.i32_type();
+        let c = i32t.const_int(clamp, false);
+        if s == Scalar::F32 {
+            return self.call_intrinsic(
+                &format!("llvm.nvvm.shfl.sync.{mode}.f32"),
+                &[],
+                &[mask.into(), v, lane.into(), c.into()],
+            );
+        }
+        let name = format!("llvm.nvvm.shfl.sync.{mode}.i32");
+        if s.bits() == 32 {
+            return self.call_intrinsic(&name, &[], &[mask.into(), v, lane.into(), c.into()]);
+        }
+        let bits = self.to_int_bits(v, s);
+        let i64t = self.ctx.i64_type();
+        let lo = ok!(self.b.build_int_truncate(bits, i32t, "lo"));
+        let hi = ok!(self
+            .b
+            .build_right_shift(bits, i64t.const_int(32, false), false, "hi64"));
+        let hi = ok!(self.b.build_int_truncate(hi, i32t, "hi"));
+        let lo = self
+            .call_intrinsic(&name, &[], &[mask.into(), lo.into(), lane.into(), c.into()])
+            .into_int_value();
+        let hi = self
+            .call_intrinsic(&name, &[], &[mask.into(), hi.into(), lane.into(), c.into()])
+            .into_int_value();
+        let lo = ok!(self.b.build_int_z_extend(lo, i64t, "lo64"));
+        let hi = ok!(self.b.build_int_z_extend(hi, i64t, "hi64"));
+        let hi = ok!(self
+            .b
+            .build_left_shift(hi, i64t.const_int(32, false), "hi_shifted"));
+        let joined = ok!(self.b.build_or(hi, lo, "joined"));
+        self.from_int_bits(joined, s)
+    }
+
+    fn math(
+        &mut self,
+        f: MathFn,
+        s: Scalar,
+        out: Scalar,
+        v: &[BasicValueEnum<'ctx>],
+        span: proc_macro2::Span,
+    ) -> BasicValueEnum<'ctx> {
+        use MathFn::*;
         let t = super::scalar_type(self.ctx, s);
         let float = s.is_float();
-        let out = match f {
-            MathFn::Min if float => self.call_intrinsic("llvm.minnum", &[t], v),
-            MathFn::Max if float => self.call_intrinsic("llvm.maxnum", &[t], v),
-            MathFn::Min => self.call_intrinsic(
+        if let Some(name) = f.libdevice(s, self.options.fastmath) {
+            let result = self.libdevice_call(&name, f, s, v, span);
+            self.float_flags(result);
+            return result;
+        }
+        let b = &self.b;
+        let int = |x: BasicValueEnum<'ctx>| x.into_int_value();
+        let out_v: BasicValueEnum = match f {
+            Min if float => self.call_intrinsic("llvm.minnum", &[t], v),
+            Max if float => self.call_intrinsic("llvm.maxnum", &[t], v),
+            Min => self.call_intrinsic(
                 if s.is_signed() {
                     "llvm.smin"
                 } else {
@@ -142,7 +291,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 &[t],
                 v,
             ),
-            MathFn::Max => self.call_intrinsic(
+            Max => self.call_intrinsic(
                 if s.is_signed() {
                     "llvm.smax"
                 } else {
@@ -151,39 +300,217 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 &[t],
                 v,
             ),
-            MathFn::Abs if float => self.call_intrinsic("llvm.fabs", &[t], v),
-            MathFn::Abs => {
-                let poison = self.ctx.bool_type().const_zero();
-                self.call_intrinsic("llvm.abs", &[t], &[v[0], poison.into()])
+            Abs if float => self.call_intrinsic("llvm.fabs", &[t], v),
+            Abs => self.call_intrinsic(
+                "llvm.abs",
+                &[t],
+                &[v[0], self.ctx.bool_type().const_zero().into()],
+            ),
+            Sqrt => self.call_intrinsic("llvm.sqrt", &[t], v),
+            MulAdd => self.call_intrinsic("llvm.fma", &[t], v),
+            Floor => self.call_intrinsic("llvm.floor", &[t], v),
+            Ceil => self.call_intrinsic("llvm.ceil", &[t], v),
+            Trunc => self.call_intrinsic("llvm.trunc", &[t], v),
+            Round => self.call_intrinsic("llvm.round", &[t], v),
+            Copysign => self.call_intrinsic("llvm.copysign", &[t], v),
+            Recip => {
+                let one = t.into_float_type().const_float(1.0);
+                ok!(b.build_float_div(one, v[0].into_float_value(), "recip")).into()
             }
-            MathFn::Sqrt => self.call_intrinsic("llvm.sqrt", &[t], v),
-            MathFn::MulAdd => self.call_intrinsic("llvm.fma", &[t], v),
-            MathFn::Floor => self.call_intrinsic("llvm.floor", &[t], v),
-            MathFn::Ceil => self.call_intrinsic("llvm.ceil", &[t], v),
-            MathFn::Trunc => self.call_intrinsic("llvm.trunc", &[t], v),
-            MathFn::Round => self.call_intrinsic("llvm.round", &[t], v),
-            MathFn::WrappingAdd => {
+            Clamp => {
+                let (x, lo, hi) = (v[0], v[1], v[2]);
+                let (below, above) = if float {
+                    let (xf, lof, hif) = (
+                        x.into_float_value(),
+                        lo.into_float_value(),
+                        hi.into_float_value(),
+                    );
+                    (
+                        ok!(b.build_float_compare(FloatPredicate::OLT, xf, lof, "below")),
+                        ok!(b.build_float_compare(FloatPredicate::OGT, xf, hif, "above")),
+                    )
+                } else {
+                    let (lt, gt) = if s.is_signed() {
+                        (IntPredicate::SLT, IntPredicate::SGT)
+                    } else {
+                        (IntPredicate::ULT, IntPredicate::UGT)
+                    };
+                    (
+                        ok!(b.build_int_compare(lt, int(x), int(lo), "below")),
+                        ok!(b.build_int_compare(gt, int(x), int(hi), "above")),
+                    )
+                };
+                let upper = ok!(b.build_select(above, hi, x, "upper"));
+                ok!(b.build_select(below, lo, upper, "clamp"))
+            }
+            IsNan => {
+                let x = v[0].into_float_value();
+                ok!(b.build_float_compare(FloatPredicate::UNO, x, x, "is_nan")).into()
+            }
+            IsFinite => {
+                let a = self.call_intrinsic("llvm.fabs", &[t], v).into_float_value();
+                let inf = t.into_float_type().const_float(f64::INFINITY);
                 ok!(self
                     .b
-                    .build_int_add(v[0].into_int_value(), v[1].into_int_value(), "wadd"))
+                    .build_float_compare(FloatPredicate::OLT, a, inf, "is_finite"))
                 .into()
             }
-            MathFn::WrappingSub => {
-                ok!(self
-                    .b
-                    .build_int_sub(v[0].into_int_value(), v[1].into_int_value(), "wsub"))
-                .into()
+            ToBits => self.to_int_bits(v[0], s).into(),
+            FromBits => self.from_int_bits(int(v[0]), out),
+            Pow => self.int_pow(int(v[0]), int(v[1])).into(),
+            CountOnes | LeadingZeros | TrailingZeros => {
+                let r = match f {
+                    CountOnes => self.call_intrinsic("llvm.ctpop", &[t], v),
+                    LeadingZeros => self.call_intrinsic(
+                        "llvm.ctlz",
+                        &[t],
+                        &[v[0], self.ctx.bool_type().const_zero().into()],
+                    ),
+                    _ => self.call_intrinsic(
+                        "llvm.cttz",
+                        &[t],
+                        &[v[0], self.ctx.bool_type().const_zero().into()],
+                    ),
+                };
+                self.resize(int(r), 32).into()
             }
-            MathFn::WrappingMul => {
-                ok!(self
-                    .b
-                    .build_int_mul(v[0].into_int_value(), v[1].into_int_value(), "wmul"))
-                .into()
+            ReverseBits => self.call_intrinsic("llvm.bitreverse", &[t], v),
+            RotateLeft | RotateRight => {
+                let n = self.resize(int(v[1]), s.bits());
+                let name = if f == RotateLeft {
+                    "llvm.fshl"
+                } else {
+                    "llvm.fshr"
+                };
+                self.call_intrinsic(name, &[t], &[v[0], v[0], n.into()])
+            }
+            WrappingAdd => ok!(b.build_int_add(int(v[0]), int(v[1]), "wadd")).into(),
+            WrappingSub => ok!(b.build_int_sub(int(v[0]), int(v[1]), "wsub")).into(),
+            WrappingMul => ok!(b.build_int_mul(int(v[0]), int(v[1]), "wmul")).into(),
+            WrappingNeg => ok!(b.build_int_neg(int(v[0]), "wneg")).into(),
+            WrappingShl | WrappingShr => {
+                let n = self.resize(int(v[1]), s.bits());
+                let mask = t.into_int_type().const_int(s.bits() as u64 - 1, false);
+                let n = ok!(self.b.build_and(n, mask, "shamt"));
+                if f == WrappingShl {
+                    ok!(self.b.build_left_shift(int(v[0]), n, "wshl")).into()
+                } else {
+                    ok!(self
+                        .b
+                        .build_right_shift(int(v[0]), n, s.is_signed(), "wshr"))
+                    .into()
+                }
+            }
+            Exp | Exp2 | Ln | Log2 | Log10 | Powf | Powi | Sin | Cos | Tan | Asin | Acos | Atan
+            | Atan2 | Sinh | Cosh | Tanh | Hypot | Cbrt | Rsqrt => {
+                unreachable!("transcendental functions go to libdevice")
             }
         };
-        if float {
-            self.float_flags(out);
+        if float && out.is_float() {
+            self.float_flags(out_v);
         }
-        out
+        out_v
+    }
+
+    /// An integer zero-extended or truncated to `bits` (unsigned sense).
+    fn resize(&self, v: IntValue<'ctx>, bits: u32) -> IntValue<'ctx> {
+        let t = self.int_type(bits);
+        match v.get_type().get_bit_width().cmp(&bits) {
+            std::cmp::Ordering::Less => ok!(self.b.build_int_z_extend(v, t, "zext")),
+            std::cmp::Ordering::Greater => ok!(self.b.build_int_truncate(v, t, "trunc")),
+            std::cmp::Ordering::Equal => v,
+        }
+    }
+
+    /// `x.pow(e)` by squaring, wrapping like Rust release builds.
+    fn int_pow(&mut self, x: IntValue<'ctx>, e: IntValue<'ctx>) -> IntValue<'ctx> {
+        let t = x.get_type();
+        let i32t = self.ctx.i32_type();
+        let pre = self.b.get_insert_block().expect("positioned");
+        let head = self.block_named("pow_loop");
+        let odd_bb = self.block_named("pow_odd");
+        let next = self.block_named("pow_next");
+        let done = self.block_named("pow_done");
+        ok!(self.b.build_unconditional_branch(head));
+        self.b.position_at_end(head);
+        let acc = ok!(self.b.build_phi(t, "acc"));
+        let base = ok!(self.b.build_phi(t, "base"));
+        let exp = ok!(self.b.build_phi(i32t, "exp"));
+        acc.add_incoming(&[(&t.const_int(1, false), pre)]);
+        base.add_incoming(&[(&x, pre)]);
+        exp.add_incoming(&[(&e, pre)]);
+        let (accv, basev, expv) = (
+            acc.as_basic_value().into_int_value(),
+            base.as_basic_value().into_int_value(),
+            exp.as_basic_value().into_int_value(),
+        );
+        let zero =
+            ok!(self
+                .b
+                .build_int_compare(IntPredicate::EQ, expv, i32t.const_zero(), "exp_zero"));
+        ok!(self.b.build_conditional_branch(zero, done, odd_bb));
+        self.b.position_at_end(odd_bb);
+        let bit = ok!(self.b.build_and(expv, i32t.const_int(1, false), "bit"));
+        let is_odd = ok!(self
+            .b
+            .build_int_compare(IntPredicate::NE, bit, i32t.const_zero(), "odd"));
+        let times = ok!(self.b.build_int_mul(accv, basev, "times"));
+        let acc2 = ok!(self.b.build_select(is_odd, times, accv, "acc2")).into_int_value();
+        let base2 = ok!(self.b.build_int_mul(basev, basev, "base2"));
+        let exp2 = ok!(self
+            .b
+            .build_right_shift(expv, i32t.const_int(1, false), false, "exp2"));
+        ok!(self.b.build_unconditional_branch(next));
+        self.b.position_at_end(next);
+        ok!(self.b.build_unconditional_branch(head));
+        acc.add_incoming(&[(&acc2, next)]);
+        base.add_incoming(&[(&base2, next)]);
+        exp.add_incoming(&[(&exp2, next)]);
+        self.b.position_at_end(done);
+        accv
+    }
+
+    /// A call of the libdevice function `name` (declared here, linked in by `emit`).
+    fn libdevice_call(
+        &mut self,
+        name: &str,
+        f: MathFn,
+        s: Scalar,
+        v: &[BasicValueEnum<'ctx>],
+        span: proc_macro2::Span,
+    ) -> BasicValueEnum<'ctx> {
+        let t = super::scalar_type(self.ctx, s);
+        let func = self.module.get_function(name).unwrap_or_else(|| {
+            let params: Vec<BasicMetadataTypeEnum> = match f {
+                MathFn::Powi => vec![t.into(), self.ctx.i32_type().into()],
+                MathFn::Powf | MathFn::Atan2 | MathFn::Hypot => vec![t.into(), t.into()],
+                _ => vec![t.into()],
+            };
+            self.module
+                .add_function(name, t.fn_type(&params, false), Some(Linkage::External))
+        });
+        self.libdevice_uses.push((name.to_string(), span));
+        let args: Vec<_> = v.iter().map(|a| (*a).into()).collect();
+        ok!(self.b.build_call(func, &args, "libdevice"))
+            .try_as_basic_value()
+            .basic()
+            .expect("libdevice returns a value")
+    }
+
+    /// `fence.sc` at a scope (CUDA's `__threadfence*`).
+    pub(crate) fn fence(&self, scope: crate::ir::Scope) {
+        use inkwell::llvm_sys::core::{LLVMBuildFenceSyncScope, LLVMGetSyncScopeID};
+        use inkwell::llvm_sys::LLVMAtomicOrdering;
+        let name = super::atomic::scope_name(scope);
+        // SAFETY: plain LLVM C API calls on this context and builder; the name outlives them.
+        unsafe {
+            let ssid = LLVMGetSyncScopeID(self.ctx.raw(), name.as_ptr().cast(), name.len());
+            LLVMBuildFenceSyncScope(
+                self.b.as_mut_ptr(),
+                LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+                ssid,
+                c"".as_ptr(),
+            );
+        }
     }
 }

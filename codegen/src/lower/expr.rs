@@ -200,6 +200,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 )))
             }
             ExprKind::Builtin(b, args) => self.builtin(*b, args, &e.ty),
+            ExprKind::Atomic(op, scope, place, args) => self.atomic(*op, *scope, place, args),
             ExprKind::Call(..) => {
                 unreachable!("device function calls arrive with the device-function issue")
             }

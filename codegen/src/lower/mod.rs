@@ -5,6 +5,7 @@
 //! runtime check calls `__cuprum_panic`, which records the failure for the host and ends the
 //! thread with PTX `exit` (not `trap`, so the context stays usable).
 
+mod atomic;
 mod builtin;
 mod expr;
 mod place;
@@ -26,6 +27,16 @@ use crate::ty::{Scalar, Ty};
 const PTX_KERNEL_CC: u32 = 71;
 /// Global memory.
 pub(crate) const GLOBAL: u16 = 1;
+/// Shared memory.
+pub(crate) const SHARED: u16 = 3;
+
+/// What lowering produced besides the module.
+pub struct Lowered<'ctx> {
+    /// The module.
+    pub module: Module<'ctx>,
+    /// libdevice functions called, with the span of each call (for a missing-libdevice error).
+    pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
+}
 
 /// The name of the cold function that records a failed check.
 pub const PANIC_FN: &str = "__cuprum_panic";
@@ -44,13 +55,68 @@ pub fn lower_program<'ctx>(
     program: &Program,
     options: &KernelOptions,
     entry_name: &str,
-) -> Module<'ctx> {
+) -> Lowered<'ctx> {
     let module = ctx.create_module(entry_name);
     let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
     let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
+    let shared = declare_shared(ctx, &module, program);
+    if options.fastmath {
+        let ftz = ctx.i32_type().const_int(1, false);
+        module.add_basic_value_flag(
+            "nvvm-reflect-ftz",
+            inkwell::module::FlagBehavior::Override,
+            ftz,
+        );
+    }
     let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
+    lower.shared = shared;
     lower.kernel_body(entry_name);
-    module
+    let libdevice_uses = std::mem::take(&mut lower.libdevice_uses);
+    drop(lower);
+    Lowered {
+        module,
+        libdevice_uses,
+    }
+}
+
+/// One `addrspace(3)` global per static shared array; all `dynamic_shared` calls share one
+/// external array sized at launch.
+fn declare_shared<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    program: &Program,
+) -> Vec<PointerValue<'ctx>> {
+    let mut dynamic = None;
+    program
+        .shared
+        .iter()
+        .enumerate()
+        .map(|(k, alloc)| {
+            if alloc.dims.is_empty() {
+                *dynamic.get_or_insert_with(|| {
+                    let g = module.add_global(
+                        ctx.i8_type().array_type(0),
+                        Some(AddressSpace::from(SHARED)),
+                        "__cuprum_dynamic_shared",
+                    );
+                    g.set_linkage(Linkage::External);
+                    g.set_alignment(16);
+                    g.as_pointer_value()
+                })
+            } else {
+                let t = shared_global_type(ctx, alloc.elem, &alloc.dims);
+                let g = module.add_global(
+                    t,
+                    Some(AddressSpace::from(SHARED)),
+                    &format!("__cuprum_shared{k}"),
+                );
+                g.set_linkage(Linkage::Internal);
+                g.set_initializer(&t.into_array_type().get_undef());
+                g.set_alignment(16);
+                g.as_pointer_value()
+            }
+        })
+        .collect()
 }
 
 /// How a local is held.
@@ -88,6 +154,10 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub slots: Vec<Slot<'ctx>>,
     pub loops: Vec<Option<LoopTargets<'ctx>>>,
     pub panic_fn: Option<FunctionValue<'ctx>>,
+    /// The global of each shared allocation, by allocation id.
+    pub shared: Vec<PointerValue<'ctx>>,
+    /// libdevice functions called, with their call spans.
+    pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
     /// The kernel's panic-record parameter (checked kernels only).
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
@@ -352,6 +422,8 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             slots: vec![Slot::Nothing; ir.locals.len()],
             loops: vec![None; ir.loop_count],
             panic_fn,
+            shared: Vec::new(),
+            libdevice_uses: Vec::new(),
             panic_arg: None,
             kernel_tag: 0,
             entry,
@@ -435,6 +507,17 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     /// A new block in this function.
     pub(crate) fn block_named(&self, name: &str) -> BasicBlock<'ctx> {
         self.ctx.append_basic_block(self.func, name)
+    }
+
+    /// The integer type of `bits` (8, 16, 32 or 64) bits.
+    pub(crate) fn int_type(&self, bits: u32) -> inkwell::types::IntType<'ctx> {
+        match bits {
+            1 => self.ctx.bool_type(),
+            8 => self.ctx.i8_type(),
+            16 => self.ctx.i16_type(),
+            32 => self.ctx.i32_type(),
+            _ => self.ctx.i64_type(),
+        }
     }
 
     /// The slot of a local.

@@ -10,6 +10,15 @@ use super::{thread::Thread, Loc, Stop};
 
 /// A scalar the simulator can store: loads and stores are atomic accesses of its width.
 pub trait SimScalar: Copy + Send + Sync + 'static {
+    /// The value's bits, zero-extended.
+    fn to_u64(self) -> u64;
+    /// The value from the low bits of `bits`.
+    fn from_u64(bits: u64) -> Self;
+    /// Atomically replaces the value at `p` with `f(old)`; returns `old`.
+    ///
+    /// # Safety
+    /// As [`SimScalar::load`], for reads and writes.
+    unsafe fn update(p: *mut u8, f: impl Fn(Self) -> Self) -> Self;
     /// Reads the value at `p`.
     ///
     /// # Safety
@@ -26,6 +35,28 @@ pub trait SimScalar: Copy + Send + Sync + 'static {
 macro_rules! sim_scalar {
     ($($t:ty => $atomic:ty, $bits:ty, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
         impl SimScalar for $t {
+            fn to_u64(self) -> u64 {
+                let $v = self;
+                ($to) as u64
+            }
+            fn from_u64(bits: u64) -> $t {
+                let $b = bits as $bits;
+                $from
+            }
+            unsafe fn update(p: *mut u8, f: impl Fn($t) -> $t) -> $t {
+                // SAFETY: the caller guarantees a valid, aligned, atomically accessed location.
+                let a = unsafe { <$atomic>::from_ptr(p as *mut $bits) };
+                let mut cur = a.load(Relaxed);
+                loop {
+                    let $b = cur;
+                    let old: $t = $from;
+                    let $v = f(old);
+                    match a.compare_exchange_weak(cur, $to, Relaxed, Relaxed) {
+                        Ok(_) => return old,
+                        Err(seen) => cur = seen,
+                    }
+                }
+            }
             unsafe fn load(p: *const u8) -> $t {
                 // SAFETY: the caller guarantees a valid, aligned, atomically accessed location.
                 let $b: $bits = unsafe { <$atomic>::from_ptr(p as *mut $bits) }.load(Relaxed);

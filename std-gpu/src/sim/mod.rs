@@ -18,6 +18,7 @@
 mod block;
 mod grid;
 mod memory;
+mod ops;
 mod thread;
 mod warp;
 
@@ -25,6 +26,7 @@ use std::fmt;
 
 pub use grid::{run_grid, GridSpec, SharedDecl};
 pub use memory::{div, rem, SharedArray, SimBuffer, SimScalar, SimSlice, SimSliceMut};
+pub use ops::{atomic_update, clock64, warp_mask, warp_value};
 pub use thread::{current, Thread};
 pub use warp::{WarpOp, WarpOpKind};
 

@@ -1,0 +1,599 @@
+//! Checking calls: `cuprum::gpu` functions (indices, barriers, shared memory, atomics, warp
+//! operations), scalar methods and their `f32::name(x)` forms.
+
+use quote::ToTokens;
+use syn::spanned::Spanned;
+
+use super::builtins::{self, MethodSig, Rel};
+use super::expr::{gpu_path_name, strip_parens, PlaceResult};
+use super::{error_expr, span_of, suggest, Checker};
+use crate::ir::{AtomicOp, Builtin, Expr, ExprKind, MathFn, SharedAlloc};
+use crate::ty::{Scalar, Ty};
+
+/// Types warp shuffles and atomics move: 32- and 64-bit integers and floats.
+fn is_word(s: Scalar) -> bool {
+    matches!(
+        s,
+        Scalar::I32
+            | Scalar::U32
+            | Scalar::I64
+            | Scalar::U64
+            | Scalar::Isize
+            | Scalar::Usize
+            | Scalar::F32
+            | Scalar::F64
+    )
+}
+
+/// Evaluates a constant size: an integer literal, or `{ .. }` / `( .. )` arithmetic of them.
+fn const_size(e: &syn::Expr) -> Option<u64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Paren(p) => const_size(&p.expr),
+        syn::Expr::Group(g) => const_size(&g.expr),
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => const_size(e),
+            _ => None,
+        },
+        syn::Expr::Binary(b) => {
+            let (l, r) = (const_size(&b.left)?, const_size(&b.right)?);
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Checker<'_> {
+    /// `f(args)`.
+    pub(super) fn call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let syn::Expr::Path(p) = strip_parens(&c.func) else {
+            self.error(&c.func, "only named functions can be called in kernels (closures and function pointers are not supported)");
+            return error_expr(span);
+        };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if let [ty, name] = segs.as_slice() {
+            if let Some(s) = Scalar::from_name(ty) {
+                return self.scalar_function(s, name, c);
+            }
+        }
+        if let Some((name, explicit)) = gpu_path_name(&p.path) {
+            let shadowed = !explicit && self.lookup(&name).is_some();
+            if !shadowed {
+                if let Some(e) = self.gpu_call(&name, p, c) {
+                    return e;
+                }
+            }
+            if explicit {
+                for a in &c.args {
+                    self.expr(a);
+                }
+                let mut msg = format!("cannot find function `{name}` in `cuprum::gpu`");
+                if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
+                    msg.push_str(&format!("; did you mean `gpu::{s}`?"));
+                }
+                let last = p.path.segments.last().expect("a path has a segment");
+                self.error(&last.ident, msg);
+                return error_expr(span);
+            }
+        }
+        self.device_call(p, c)
+    }
+
+    /// A call of something that is not a `cuprum::gpu` function: a `#[device]` function.
+    fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        for a in &c.args {
+            self.expr(a);
+        }
+        let text = p.path.to_token_stream().to_string().replace(' ', "");
+        let name = p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let mut msg = format!(
+            "cannot call `{text}` from a kernel: kernels call `#[device]` functions and `cuprum::gpu` functions; mark it `#[device] fn {name}`"
+        );
+        if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
+            msg = format!("cannot find function `{text}`; did you mean `gpu::{s}`?");
+        }
+        self.error(p, msg);
+        error_expr(span)
+    }
+
+    /// A `cuprum::gpu` function; `None` when `name` is not one.
+    fn gpu_call(&mut self, name: &str, p: &syn::ExprPath, c: &syn::ExprCall) -> Option<Expr> {
+        if let Some((builtin, params, ret)) = builtins::gpu_function(name) {
+            return Some(self.builtin_call(builtin, &params, ret, c, name));
+        }
+        if let Some((op, scope)) = builtins::atomic(name) {
+            return Some(self.atomic_call(op, scope, c, name));
+        }
+        if let Some(kind) = builtins::shuffle(name) {
+            return Some(self.warp_value_call(Builtin::Shfl(kind), c, name, 3));
+        }
+        match name {
+            "match_any_sync" => Some(self.warp_value_call(Builtin::MatchAny, c, name, 2)),
+            "rsqrt" => Some(self.rsqrt_call(c)),
+            "shared_array" | "shared_array_2d" | "dynamic_shared" => {
+                Some(self.shared_call(name, p, c))
+            }
+            _ => None,
+        }
+    }
+
+    fn arity(&mut self, c: &syn::ExprCall, name: &str, n: usize) -> bool {
+        if c.args.len() == n {
+            return true;
+        }
+        self.error(
+            c,
+            format!(
+                "`gpu::{name}` takes {n} argument{} but {} were supplied",
+                if n == 1 { "" } else { "s" },
+                c.args.len()
+            ),
+        );
+        false
+    }
+
+    fn builtin_call(
+        &mut self,
+        builtin: Builtin,
+        params: &[Ty],
+        ret: Ty,
+        c: &syn::ExprCall,
+        name: &str,
+    ) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if !self.arity(c, name, params.len()) {
+            return error_expr(span);
+        }
+        for ((a, p), node) in args.iter().zip(params).zip(&c.args) {
+            self.unify_at(p, &a.ty, node, "the argument");
+        }
+        Expr {
+            kind: ExprKind::Builtin(builtin, args),
+            ty: ret,
+            span,
+        }
+    }
+
+    /// `shfl*_sync(mask, v, lane)` and `match_any_sync(mask, v)`.
+    fn warp_value_call(
+        &mut self,
+        builtin: Builtin,
+        c: &syn::ExprCall,
+        name: &str,
+        n: usize,
+    ) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if !self.arity(c, name, n) {
+            return error_expr(span);
+        }
+        self.unify_at(&Ty::U32, &args[0].ty, &c.args[0], "the mask");
+        let v = self.infer.zonk(&args[1].ty);
+        match &v {
+            Ty::Scalar(s) if !is_word(*s) => {
+                self.error(&c.args[1], format!("`gpu::{name}` moves `i32`, `u32`, `i64`, `u64`, `f32` or `f64`, not `{}`; cast the value", s.name()));
+            }
+            Ty::Scalar(_) | Ty::Var(_) | Ty::Error => {}
+            other => {
+                let d = self.infer.describe(other);
+                self.error(
+                    &c.args[1],
+                    format!("`gpu::{name}` moves a scalar, not `{d}`"),
+                );
+            }
+        }
+        if n == 3 {
+            self.unify_at(&Ty::U32, &args[2].ty, &c.args[2], "the lane argument");
+        }
+        let ty = if builtin == Builtin::MatchAny {
+            Ty::U32
+        } else {
+            args[1].ty.clone()
+        };
+        Expr {
+            kind: ExprKind::Builtin(builtin, args),
+            ty,
+            span,
+        }
+    }
+
+    fn rsqrt_call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if !self.arity(c, "rsqrt", 1) {
+            return error_expr(span);
+        }
+        let t = self.infer.zonk(&args[0].ty);
+        let ok = match &t {
+            Ty::Scalar(s) => s.is_float(),
+            Ty::Var(_) => self.infer.is_float_var(&t) == Some(true),
+            _ => matches!(t, Ty::Error),
+        };
+        if !ok {
+            let d = self.infer.describe(&t);
+            self.error(
+                &c.args[0],
+                format!("`gpu::rsqrt` takes `f32` or `f64`, not `{d}`"),
+            );
+        }
+        let ty = args[0].ty.clone();
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Math(MathFn::Rsqrt), args),
+            ty,
+            span,
+        }
+    }
+
+    /// `gpu::atomic_OP(&mut place, args..)`.
+    fn atomic_call(
+        &mut self,
+        op: AtomicOp,
+        scope: crate::ir::Scope,
+        c: &syn::ExprCall,
+        name: &str,
+    ) -> Expr {
+        let span = span_of(c);
+        let n = if op == AtomicOp::Cas { 3 } else { 2 };
+        let operands: Vec<Expr> = c.args.iter().skip(1).map(|a| self.expr(a)).collect();
+        if !self.arity(c, name, n) {
+            return error_expr(span);
+        }
+        let target = &c.args[0];
+        let syn::Expr::Reference(r) = strip_parens(target) else {
+            self.error(
+                target,
+                format!(
+                    "the first argument of `gpu::{name}` is `&mut place`, e.g. `&mut counts[i]`"
+                ),
+            );
+            return error_expr(span);
+        };
+        if r.mutability.is_none() {
+            self.error(
+                target,
+                format!(
+                    "the first argument of `gpu::{name}` must be `&mut`: write `&mut {}`",
+                    r.expr.to_token_stream()
+                ),
+            );
+        }
+        let place = match self.try_place(&r.expr) {
+            PlaceResult::Place(p) => p,
+            PlaceResult::Failed => return error_expr(span),
+            PlaceResult::NotPlace => {
+                self.error(&r.expr, "atomics work on device memory: an element of a `&mut [T]` parameter or of a shared array");
+                return error_expr(span);
+            }
+        };
+        let root = self.locals[place.base].clone();
+        match &root.ty {
+            Ty::Slice { mutable: true, .. } | Ty::Shared { .. }
+                if place
+                    .proj
+                    .iter()
+                    .any(|p| matches!(p, crate::ir::Proj::Index { .. })) => {}
+            Ty::Slice {
+                mutable: false,
+                elem,
+            } => {
+                self.error(
+                    &r.expr,
+                    format!(
+                        "atomics need writable memory: `{}` is `&[{}]`; declare it `&mut [{}]`",
+                        root.name,
+                        elem.name(),
+                        elem.name()
+                    ),
+                );
+                return error_expr(span);
+            }
+            _ => {
+                self.error(&r.expr, "atomics work on device memory: an element of a `&mut [T]` parameter or of a shared array, not a local");
+                return error_expr(span);
+            }
+        }
+        let elem = match self.infer.zonk(&place.ty) {
+            Ty::Scalar(s) => s,
+            _ => return error_expr(span),
+        };
+        let float_ok = matches!(
+            op,
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Min | AtomicOp::Max | AtomicOp::Exch
+        );
+        let type_ok = match elem {
+            Scalar::I32
+            | Scalar::U32
+            | Scalar::I64
+            | Scalar::U64
+            | Scalar::Isize
+            | Scalar::Usize => true,
+            Scalar::F32 | Scalar::F64 => float_ok,
+            _ => false,
+        };
+        if !type_ok {
+            let allowed = if float_ok {
+                "`i32`, `u32`, `i64`, `u64`, `f32` and `f64`"
+            } else {
+                "`i32`, `u32`, `i64` and `u64`"
+            };
+            self.error(
+                &r.expr,
+                format!("`gpu::{name}` works on {allowed}, not `{}`", elem.name()),
+            );
+            return error_expr(span);
+        }
+        for (a, node) in operands.iter().zip(c.args.iter().skip(1)) {
+            self.unify_at(
+                &Ty::Scalar(elem),
+                &a.ty,
+                node,
+                "the operand (like the place)",
+            );
+        }
+        Expr {
+            kind: ExprKind::Atomic(op, scope, place, operands),
+            ty: Ty::Scalar(elem),
+            span,
+        }
+    }
+
+    /// `shared_array::<T, N>()`, `shared_array_2d::<T, R, C>()`, `dynamic_shared::<T>()`.
+    fn shared_call(&mut self, name: &str, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let usage = match name {
+            "shared_array" => "`gpu::shared_array::<T, N>()`",
+            "shared_array_2d" => "`gpu::shared_array_2d::<T, ROWS, COLS>()`",
+            _ => "`gpu::dynamic_shared::<T>()`",
+        };
+        if !c.args.is_empty() {
+            self.error(&c.args, format!("{usage} takes no arguments"));
+        }
+        if !self.let_init {
+            self.error(
+                c,
+                format!("bind shared memory to a name where it is made: `let tile = {usage};`"),
+            );
+            return error_expr(span);
+        }
+        let last = p.path.segments.last().expect("a path has a segment");
+        let generics: Vec<&syn::GenericArgument> = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+            _ => Vec::new(),
+        };
+        let want = match name {
+            "shared_array" => 2,
+            "shared_array_2d" => 3,
+            _ => 1,
+        };
+        if generics.len() != want {
+            self.error(
+                last,
+                format!(
+                    "{usage} needs its element type{} in the turbofish",
+                    if want > 1 { " and size" } else { "" }
+                ),
+            );
+            return error_expr(span);
+        }
+        let elem = match generics[0] {
+            syn::GenericArgument::Type(t) => self.scalar_type(t),
+            other => {
+                self.error(
+                    other,
+                    "the first generic argument of a shared array is its element type, like `f32`",
+                );
+                None
+            }
+        };
+        let mut dims = Vec::new();
+        for g in &generics[1..] {
+            let size = match g {
+                syn::GenericArgument::Const(e) => const_size(e),
+                syn::GenericArgument::Type(syn::Type::Path(tp)) => {
+                    let _ = tp;
+                    None
+                }
+                _ => None,
+            };
+            match size {
+                Some(0) => {
+                    self.error(g, "a shared array cannot be empty");
+                    return error_expr(span);
+                }
+                Some(n) => dims.push(n),
+                None => {
+                    self.error(
+                        g,
+                        format!(
+                            "shared array sizes must be compile-time constants (integer literals, or `{{ 32 * 33 }}`), not `{}`; for a size chosen at launch use `gpu::dynamic_shared::<T>()` with the launch's shared bytes",
+                            g.to_token_stream()
+                        ),
+                    );
+                    return error_expr(span);
+                }
+            }
+        }
+        let Some(elem) = elem else {
+            return error_expr(span);
+        };
+        let bytes = dims
+            .iter()
+            .product::<u64>()
+            .saturating_mul(elem.bytes() as u64);
+        if bytes > 227 * 1024 {
+            self.error(&generics[1..].iter().map(|g| g.to_token_stream()).collect::<proc_macro2::TokenStream>(), format!("this shared array needs {bytes} bytes; a block has at most 227 KiB (232448 bytes) of shared memory"));
+            return error_expr(span);
+        }
+        self.shared.push(SharedAlloc {
+            elem,
+            dims: dims.clone(),
+            span,
+        });
+        let id = self.shared.len() - 1;
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Shared(id), Vec::new()),
+            ty: Ty::Shared { elem, dims },
+            span,
+        }
+    }
+
+    /// `f32::from_bits(u)`, `f32::sqrt(x)`, `u32::max(a, b)`: scalar functions by path.
+    fn scalar_function(&mut self, s: Scalar, name: &str, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if name == "from_bits" && s.is_float() {
+            let bits = if s == Scalar::F32 {
+                Scalar::U32
+            } else {
+                Scalar::U64
+            };
+            if args.len() != 1 {
+                self.error(c, format!("`{}::from_bits` takes 1 argument", s.name()));
+                return error_expr(span);
+            }
+            self.unify_at(&Ty::Scalar(bits), &args[0].ty, &c.args[0], "the argument");
+            return Expr {
+                kind: ExprKind::Builtin(Builtin::Math(MathFn::FromBits), args),
+                ty: Ty::Scalar(s),
+                span,
+            };
+        }
+        let Some(sig) = builtins::method(s, name) else {
+            let mut msg = format!("no function `{}::{name}` in kernels", s.name());
+            if let Some(m) = suggest::closest(name, builtins::method_names(s)) {
+                msg.push_str(&format!("; did you mean `{}::{m}`?", s.name()));
+            }
+            self.error(&c.func, msg);
+            return error_expr(span);
+        };
+        if args.len() != sig.args.len() + 1 {
+            self.error(
+                c,
+                format!(
+                    "`{}::{name}` takes {} argument(s) but {} were supplied",
+                    s.name(),
+                    sig.args.len() + 1,
+                    args.len()
+                ),
+            );
+            return error_expr(span);
+        }
+        let mut args = args.into_iter();
+        let recv = args.next().expect("checked");
+        self.unify_at(&Ty::Scalar(s), &recv.ty, &c.args[0], "the argument");
+        let rest: Vec<Expr> = args.collect();
+        let nodes: Vec<&syn::Expr> = c.args.iter().skip(1).collect();
+        self.math_call(recv, Ty::Scalar(s), &sig, rest, &nodes, span)
+    }
+
+    /// `receiver.method(args)`.
+    pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        let span = span_of(m);
+        let name = m.method.to_string();
+        if let Some(t) = &m.turbofish {
+            self.error(t, "method calls in kernels take no generic arguments");
+        }
+        if name == "len" || name == "is_empty" {
+            return self.len_call(m, &name);
+        }
+        let recv = self.expr(&m.receiver);
+        let args: Vec<Expr> = m.args.iter().map(|a| self.expr(a)).collect();
+        let t = self.infer.zonk(&recv.ty);
+        let s = match &t {
+            Ty::Error => return error_expr(span),
+            Ty::Var(_) => {
+                let d = self.infer.describe(&t);
+                self.error(
+                    &m.method,
+                    format!("can't call method `{name}` on ambiguous numeric type `{d}`; give the value a type, like `2.0f32` or `let x: f32 = ..`"),
+                );
+                return error_expr(span);
+            }
+            Ty::Scalar(s) => *s,
+            other => {
+                let d = self.infer.describe(other);
+                self.error(&m.method, format!("no method `{name}` on `{d}` in kernels"));
+                return error_expr(span);
+            }
+        };
+        let Some(sig) = builtins::method(s, &name) else {
+            let mut msg = format!("no method `{name}` on `{}` in kernels", s.name());
+            if name == "abs" && !s.is_signed() {
+                msg = format!("`{}` has no `abs`: it is unsigned", s.name());
+            } else if let Some(sug) = suggest::closest(&name, builtins::method_names(s)) {
+                msg.push_str(&format!("; did you mean `{sug}`?"));
+            } else {
+                msg.push_str(&format!(
+                    "; supported: {}",
+                    builtins::method_names(s).join(", ")
+                ));
+            }
+            self.error(&m.method, msg);
+            return error_expr(span);
+        };
+        if args.len() != sig.args.len() {
+            let n = sig.args.len();
+            self.error(
+                m,
+                format!(
+                    "`{}::{name}` takes {n} argument{} but {} were supplied",
+                    s.name(),
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return error_expr(span);
+        }
+        let nodes: Vec<&syn::Expr> = m.args.iter().collect();
+        self.math_call(recv, t, &sig, args, &nodes, span)
+    }
+
+    fn math_call(
+        &mut self,
+        recv: Expr,
+        recv_ty: Ty,
+        sig: &MethodSig,
+        args: Vec<Expr>,
+        nodes: &[&syn::Expr],
+        span: proc_macro2::Span,
+    ) -> Expr {
+        for ((a, rel), node) in args.iter().zip(&sig.args).zip(nodes) {
+            let want = rel.ty(&recv_ty);
+            self.unify_at(&want, &a.ty, node, "the argument");
+        }
+        let ret = match sig.ret {
+            Rel::Same => recv_ty,
+            Rel::Fixed(s) => Ty::Scalar(s),
+        };
+        let mut all = vec![recv];
+        all.extend(args);
+        let _ = nodes.first().map(|n| n.span());
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Math(sig.f), all),
+            ty: ret,
+            span,
+        }
+    }
+}
