@@ -52,3 +52,42 @@ pub fn compare_f32(got: &[f32], want: &[f32], scale: &[f32], tol: f32) -> Result
 pub fn device() -> Result<Device, Error> {
     Device::default()
 }
+
+/// Distance in units in the last place between two `f64`s (0 when equal, including both
+/// NaN; `u64::MAX` when one is NaN and the other not).
+pub fn ulps_f64(a: f64, b: f64) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        if bits < 0 {
+            i64::MIN - bits
+        } else {
+            bits
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// Distance in units in the last place between two `f32`s.
+pub fn ulps_f32(a: f32, b: f32) -> u64 {
+    if a == b || (a.is_nan() && b.is_nan()) {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    let key = |x: f32| {
+        let bits = x.to_bits() as i32 as i64;
+        if bits < 0 {
+            i32::MIN as i64 - bits
+        } else {
+            bits
+        }
+    };
+    key(a).abs_diff(key(b))
+}

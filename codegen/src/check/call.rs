@@ -66,6 +66,14 @@ impl Checker<'_> {
             .iter()
             .map(|s| s.ident.to_string())
             .collect();
+        if let (Some(q), [name]) = (&p.qself, segs.as_slice()) {
+            if q.position == 0 {
+                if let Some(s) = self.scalar_type(&q.ty) {
+                    return self.scalar_function(s, name, c);
+                }
+                return error_expr(span);
+            }
+        }
         if let [ty, name] = segs.as_slice() {
             if let Some(s) = Scalar::from_name(ty) {
                 return self.scalar_function(s, name, c);

@@ -445,6 +445,30 @@ impl Checker<'_> {
     /// A path that is not a local: a constant such as `gpu::WARP_SIZE` or `f32::MAX`.
     fn path_value(&mut self, p: &syn::ExprPath) -> Expr {
         let span = span_of(p);
+        if let (Some(q), Some(last)) = (&p.qself, p.path.segments.last()) {
+            // `<f32>::MAX`, as macros write it.
+            if q.position == 0 && p.path.segments.len() == 1 {
+                let Some(s) = self.scalar_type(&q.ty) else {
+                    return error_expr(span);
+                };
+                return match builtins::scalar_constant(s, &last.ident.to_string()) {
+                    Some(ConstValue::Int(s, v)) => Expr {
+                        kind: ExprKind::Int(v),
+                        ty: Ty::Scalar(s),
+                        span,
+                    },
+                    Some(ConstValue::Float(s, v)) => Expr {
+                        kind: ExprKind::Float(v),
+                        ty: Ty::Scalar(s),
+                        span,
+                    },
+                    None => {
+                        self.error(p, format!("no constant `{}` on `{}`", last.ident, s.name()));
+                        error_expr(span)
+                    }
+                };
+            }
+        }
         let segs: Vec<String> = p
             .path
             .segments

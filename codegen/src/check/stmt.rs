@@ -4,7 +4,7 @@ use quote::ToTokens;
 
 use super::expr::strip_parens;
 use super::{error_expr, span_of, Checker, LoopScope};
-use crate::ir::{Block, CheckKind, Expr, ExprKind, Pattern, Stmt};
+use crate::ir::{Block, CheckKind, Expr, ExprKind, Pattern, Place, Proj, Stmt};
 use crate::ty::Ty;
 
 impl Checker<'_> {
@@ -208,9 +208,12 @@ impl Checker<'_> {
             other => (other, None),
         };
         let syn::Expr::Range(r) = range else {
+            if step.is_none() {
+                return self.for_array(f);
+            }
             self.error(
                 &f.expr,
-                "kernels iterate over integer ranges only: `for i in a..b`, `a..=b` or `(a..b).step_by(s)`",
+                "kernels iterate over integer ranges and local arrays: `for i in a..b`, `a..=b`, `(a..b).step_by(s)` or `for x in [1, 2, 4]`",
             );
             return error_expr(span);
         };
@@ -280,6 +283,109 @@ impl Checker<'_> {
                 step,
                 body,
             },
+            ty: Ty::Unit,
+            span,
+        }
+    }
+
+    /// `for x in array`: a loop over the indices of a local array, binding each element.
+    fn for_array(&mut self, f: &syn::ExprForLoop) -> Expr {
+        let span = span_of(f);
+        let array = self.expr(&f.expr);
+        let (elem, n) = match self.infer.zonk(&array.ty) {
+            Ty::Array(elem, n) => (*elem, n),
+            Ty::Error => return error_expr(span),
+            other => {
+                let d = self.infer.describe(&other);
+                self.error(
+                    &f.expr,
+                    format!("kernels iterate over integer ranges and local arrays (`for i in a..b`, `for x in [1, 2, 4]`), not `{d}`"),
+                );
+                return error_expr(span);
+            }
+        };
+        self.scopes.push(Vec::new());
+        let arr = self.declare("__array", array.ty.clone(), false, span);
+        let idx = self.declare("__index", Ty::USIZE, false, span);
+        let id = self.open_loop(f.label.as_ref(), false);
+        self.scopes.push(Vec::new());
+        let read = Expr {
+            kind: ExprKind::Read(Place {
+                base: arr,
+                proj: vec![Proj::Index {
+                    index: Box::new(Expr {
+                        kind: ExprKind::Read(Place {
+                            base: idx,
+                            proj: vec![],
+                            ty: Ty::USIZE,
+                        }),
+                        ty: Ty::USIZE,
+                        span,
+                    }),
+                    site: None,
+                }],
+                ty: elem.clone(),
+            }),
+            ty: elem.clone(),
+            span,
+        };
+        let pat = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                Pattern::Local(self.declare(
+                    &pi.ident.to_string(),
+                    elem.clone(),
+                    pi.mutability.is_some(),
+                    pi.ident.span(),
+                ))
+            }
+            syn::Pat::Wild(_) => Pattern::Wild,
+            other => {
+                self.error(other, "the `for` variable must be a name or `_`");
+                Pattern::Wild
+            }
+        };
+        let mut body = self.block(&f.body);
+        self.expect_unit(&body.ty.clone(), &f.body, "the body of `for`");
+        body.stmts.insert(0, Stmt::Let { pat, init: read });
+        self.scopes.pop();
+        self.loops.pop();
+        self.scopes.pop();
+        let zero = Expr {
+            kind: ExprKind::Int(0),
+            ty: Ty::USIZE,
+            span,
+        };
+        let len = Expr {
+            kind: ExprKind::Int(n as i128),
+            ty: Ty::USIZE,
+            span,
+        };
+        let for_loop = Expr {
+            kind: ExprKind::For {
+                id,
+                var: idx,
+                start: Box::new(zero),
+                end: Box::new(len),
+                inclusive: false,
+                step: None,
+                body,
+            },
+            ty: Ty::Unit,
+            span,
+        };
+        let block = Block {
+            stmts: vec![
+                Stmt::Let {
+                    pat: Pattern::Local(arr),
+                    init: array,
+                },
+                Stmt::Expr(for_loop),
+            ],
+            tail: None,
+            ty: Ty::Unit,
+        };
+        Expr {
+            kind: ExprKind::Block(block),
             ty: Ty::Unit,
             span,
         }
