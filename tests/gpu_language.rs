@@ -249,6 +249,29 @@ elementwise!(bools, |v: bool| -> bool {
     (a || v) && (a != v)
 });
 
+/// Results compare exactly, except floats, which may differ by 2 ulps where the GPU contracts
+/// `a * b + c` into one FMA (rounding once where the CPU rounds twice).
+trait Close {
+    fn close(self, other: Self) -> bool;
+}
+
+macro_rules! exact {
+    ($($t:ty),*) => {$(impl Close for $t { fn close(self, other: Self) -> bool { self == other } })*};
+}
+exact!(bool, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Close for f32 {
+    fn close(self, other: Self) -> bool {
+        cuprum_testkit::ulps_f32(self, other) <= 2
+    }
+}
+
+impl Close for f64 {
+    fn close(self, other: Self) -> bool {
+        cuprum_testkit::ulps_f64(self, other) <= 2
+    }
+}
+
 fn inputs<T>(n: usize, mut f: impl FnMut(&mut fastrand::Rng) -> T) -> Vec<T> {
     let mut rng = fastrand::Rng::new();
     (0..n).map(|_| f(&mut rng)).collect()
@@ -268,7 +291,7 @@ macro_rules! check {
             let got = stream.to_host(&out)?;
             for (i, (&v, &g)) in x.iter().zip(&got).enumerate() {
                 let want = $name::host(v);
-                assert!(g == want || (g != g && want != want), "{}: element {i}, input {v:?}: GPU {g:?}, CPU {want:?}", stringify!($name));
+                assert!(Close::close(g, want), "{}: element {i}, input {v:?}: GPU {g:?}, CPU {want:?}", stringify!($name));
             }
             Ok(())
         }
