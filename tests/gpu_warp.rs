@@ -168,12 +168,12 @@ fn votes_match_and_barrier_reductions() -> cuprum::Result<()> {
         let want = [
             mask(&|x| x % 3 == 0),
             w.iter().all(|&x| x < 1000) as u32,
-            w.iter().any(|&x| x == 7) as u32,
+            w.contains(&7) as u32,
             mask(&|x| x % 4 == v[i] % 4),
             u32::MAX,
             b.iter().filter(|&&x| x % 3 == 0).count() as u32,
             b.iter().all(|&x| x > 0) as u32,
-            b.iter().any(|&x| x == 5) as u32,
+            b.contains(&5) as u32,
         ];
         assert_eq!(&got[8 * i..8 * i + 8], &want, "thread {i}");
     }

@@ -606,6 +606,8 @@ pub enum ExprKind {
     Builtin(Builtin, Vec<Expr>),
     /// A call of a device function.
     Call(FnId, Vec<Expr>),
+    /// A slice parameter passed on to a device function (only as a call argument).
+    SliceRef(LocalId),
     /// `gpu::atomic_OP(&mut place, args..)`: returns the old value.
     Atomic(AtomicOp, Scope, Place, Vec<Expr>),
     /// The length of a slice or shared array (a place rooted at a slice parameter).

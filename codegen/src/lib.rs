@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod device;
 pub mod emit;
 pub mod ir;
 pub mod libdevice;
@@ -39,17 +40,52 @@ pub struct CompiledKernel {
     pub target: Target,
 }
 
-/// Checks, lowers and emits a kernel. `default_target` applies unless the kernel names one.
+/// What to compile: a kernel, the device functions its calls resolve to, and for a generic
+/// kernel the types of one instance.
+pub struct KernelSource<'a> {
+    /// The kernel as written.
+    pub item: &'a syn::ItemFn,
+    /// Its device functions.
+    pub devices: device::DeviceTable,
+    /// Generic parameters and their types in this instance (empty for a plain kernel).
+    pub generics: Vec<(String, ty::Scalar)>,
+    /// The PTX entry name (`scale_f32` for an instance of `scale`).
+    pub entry: String,
+}
+
+impl<'a> KernelSource<'a> {
+    /// A plain kernel without device functions.
+    pub fn plain(item: &'a syn::ItemFn) -> KernelSource<'a> {
+        KernelSource {
+            item,
+            devices: device::DeviceTable::default(),
+            generics: Vec::new(),
+            entry: item.sig.ident.to_string(),
+        }
+    }
+}
+
+/// Checks, lowers and emits a kernel without device functions (see [`compile`]).
 pub fn compile_kernel(
     item: &syn::ItemFn,
     options: &KernelOptions,
     default_target: &Target,
 ) -> Result<CompiledKernel, syn::Error> {
-    let program = check::check_kernel(item, options)?;
+    compile(&KernelSource::plain(item), options, default_target)
+}
+
+/// Checks, lowers and emits a kernel. `default_target` applies unless the kernel names one.
+pub fn compile(
+    source: &KernelSource,
+    options: &KernelOptions,
+    default_target: &Target,
+) -> Result<CompiledKernel, syn::Error> {
+    let item = source.item;
+    let program = check::check_kernel(item, options, &source.devices, &source.generics)?;
     if let Err(e) = verify::verify_program(&program) {
         return Err(internal_error(&item.sig.ident, &e));
     }
-    let name = item.sig.ident.to_string();
+    let name = source.entry.clone();
     let target = options
         .target
         .clone()

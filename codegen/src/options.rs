@@ -4,6 +4,7 @@ use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
 use crate::target::Target;
+use crate::ty::Scalar;
 
 /// What `#[kernel(...)]` asked for.
 #[derive(Clone, Debug)]
@@ -18,6 +19,9 @@ pub struct KernelOptions {
     pub min_blocks: Option<u32>,
     /// `target = "sm_90"`: overrides the default target.
     pub target: Option<Target>,
+    /// `instances(f32, f64)` (or `instances((f32, u32), ..)` for several type parameters):
+    /// the types a generic kernel is compiled for.
+    pub instances: Vec<Vec<Scalar>>,
 }
 
 impl Default for KernelOptions {
@@ -28,13 +32,13 @@ impl Default for KernelOptions {
             max_threads: None,
             min_blocks: None,
             target: None,
+            instances: Vec::new(),
         }
     }
 }
 
 /// Every attribute name, for error messages.
-const KNOWN: &str =
-    "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`";
+const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`";
 
 impl KernelOptions {
     /// Parses the tokens inside `#[kernel(...)]`. Every problem is reported, at its own span.
@@ -67,6 +71,31 @@ impl KernelOptions {
                         options.max_threads = Some(v);
                     } else {
                         options.min_blocks = Some(v);
+                    }
+                }
+                "instances" => {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let types =
+                        syn::punctuated::Punctuated::<syn::Type, syn::Token![,]>::parse_terminated(
+                            &content,
+                        )?;
+                    for t in types {
+                        let parts: Vec<syn::Type> = match &t {
+                            syn::Type::Tuple(tt) => tt.elems.iter().cloned().collect(),
+                            other => vec![other.clone()],
+                        };
+                        let mut instance = Vec::new();
+                        for p in &parts {
+                            let name = quote::ToTokens::to_token_stream(p).to_string();
+                            match Scalar::from_name(&name).filter(|s| *s != Scalar::Bool) {
+                                Some(s) => instance.push(s),
+                                None => push(syn::Error::new_spanned(p, format!("instances are kernel scalar types (`f32`, `i32`, ..), not `{name}`"))),
+                            }
+                        }
+                        if instance.len() == parts.len() {
+                            options.instances.push(instance);
+                        }
                     }
                 }
                 "target" => {

@@ -46,28 +46,38 @@ pub fn is_cooperative(program: &Program) -> bool {
 
 /// Emits the simulator body of `program`'s kernel as a function named `name`.
 pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
-    let f = &program.kernel;
     let mut e = Emitter {
-        f,
+        f: &program.kernel,
         program,
         locs: Vec::new(),
     };
-    let params: Vec<TokenStream> = f
-        .params
+    let devices: Vec<TokenStream> = program
+        .functions
         .iter()
-        .map(|&p| {
-            let n = local_name(p);
-            let ty = sim_type(&f.locals[p].ty);
-            quote!(#n: #ty)
+        .enumerate()
+        .map(|(i, f)| {
+            e.f = f;
+            let params = e.params();
+            let body = e.block(&f.body);
+            let ret = sim_type(&f.ret);
+            let fname = device_fn_name(i);
+            quote! {
+                fn #fname(__t: &::cuprum::gpu::sim::Thread, #(#params),*) -> ::core::result::Result<#ret, ::cuprum::gpu::sim::Stop> {
+                    ::core::result::Result::Ok(#body)
+                }
+            }
         })
         .collect();
-    let body = e.block(&f.body);
+    e.f = &program.kernel;
+    let params = e.params();
+    let body = e.block(&program.kernel.body);
     let locs = &e.locs;
     let count = locs.len();
     quote! {
         #[allow(unused, unused_mut, unused_parens, unused_braces, unused_labels, unreachable_code, non_snake_case, clippy::all)]
         fn #name(__t: &::cuprum::gpu::sim::Thread, #(#params),*) -> ::core::result::Result<(), ::cuprum::gpu::sim::Stop> {
             static __CUPRUM_LOCS: [::cuprum::gpu::sim::Loc; #count] = [#(#locs),*];
+            #(#devices)*
             #body;
             ::core::result::Result::Ok(())
         }
@@ -78,6 +88,18 @@ struct Emitter<'a> {
     f: &'a Function,
     program: &'a Program,
     locs: Vec<TokenStream>,
+}
+
+/// The local a `SliceRef` argument names (usize::MAX for other arguments).
+fn slice_local(e: &Expr) -> usize {
+    match e.kind {
+        ExprKind::SliceRef(l) => l,
+        _ => usize::MAX,
+    }
+}
+
+fn device_fn_name(id: usize) -> Ident {
+    format_ident!("__cuprum_dev{}", id)
 }
 
 fn local_name(id: usize) -> Ident {
@@ -181,6 +203,19 @@ fn float_literal(s: Scalar, v: f64) -> TokenStream {
 }
 
 impl Emitter<'_> {
+    /// The current function's parameters, typed for the simulator.
+    fn params(&self) -> Vec<TokenStream> {
+        self.f
+            .params
+            .iter()
+            .map(|&p| {
+                let n = local_name(p);
+                let ty = sim_type(&self.f.locals[p].ty);
+                quote!(#n: #ty)
+            })
+            .collect()
+    }
+
     /// A `&'static Loc` for a check at `span`.
     fn loc(&mut self, span: Span) -> TokenStream {
         let k = self.locs.len();
@@ -422,8 +457,39 @@ impl Emitter<'_> {
             }
             ExprKind::Builtin(b, args) => self.builtin(*b, args, &e.ty, span),
             ExprKind::Atomic(op, _, place, args) => self.atomic(*op, place, args, span),
-            ExprKind::Call(..) => {
-                unreachable!("device function calls arrive with the device-function issue")
+            ExprKind::Call(fid, args) => {
+                let f = &self.program.functions[*fid];
+                let vals: Vec<TokenStream> = args
+                    .iter()
+                    .zip(&f.params)
+                    .map(|(a, &p)| {
+                        match (
+                            &a.kind,
+                            &f.locals[p].ty,
+                            &self.f.locals.get(slice_local(a)).map(|l| &l.ty),
+                        ) {
+                            (
+                                ExprKind::SliceRef(l),
+                                Ty::Slice { mutable: false, .. },
+                                Some(Ty::Slice { mutable: true, .. }),
+                            ) => {
+                                let n = local_name(*l);
+                                quote!(#n.as_slice())
+                            }
+                            (ExprKind::SliceRef(l), ..) => {
+                                let n = local_name(*l);
+                                quote!(#n)
+                            }
+                            _ => self.expr(a),
+                        }
+                    })
+                    .collect();
+                let name = device_fn_name(*fid);
+                quote!(#name(__t, #(#vals),*)?)
+            }
+            ExprKind::SliceRef(l) => {
+                let n = local_name(*l);
+                quote!(#n)
             }
             ExprKind::If(c, then, els) => {
                 let c = self.expr(c);
@@ -709,14 +775,14 @@ impl Emitter<'_> {
                 return quote!({
                     let __p = #view.element_ptr(__t, #index, #loc)?;
                     let (__v, __n): (#t, #t) = (#v, #new);
-                    ::cuprum::gpu::sim::atomic_update(__p, move |__o: #t| if __o == __v { __n } else { __o })
+                    __p.update(move |__o: #t| if __o == __v { __n } else { __o })
                 });
             }
         };
         quote!({
             let __p = #view.element_ptr(__t, #index, #loc)?;
             let __v: #t = #v;
-            ::cuprum::gpu::sim::atomic_update(__p, move |__o: #t| #update)
+            __p.update(move |__o: #t| #update)
         })
     }
 }

@@ -8,7 +8,13 @@ use crate::walk;
 /// Checks that no inference variable or error type is left and that operands have the types
 /// their operators need.
 pub fn verify_program(program: &Program) -> Result<(), String> {
-    let f = &program.kernel;
+    for f in std::iter::once(&program.kernel).chain(&program.functions) {
+        verify_function(f)?;
+    }
+    Ok(())
+}
+
+fn verify_function(f: &crate::ir::Function) -> Result<(), String> {
     let mut problem = None;
     let mut body = f.body.clone();
     walk::block_mut(&mut body, &mut |e| {

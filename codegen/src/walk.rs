@@ -31,7 +31,8 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
         | ExprKind::Unit
-        | ExprKind::Continue(_) => {}
+        | ExprKind::Continue(_)
+        | ExprKind::SliceRef(_) => {}
         ExprKind::Read(p) | ExprKind::Len(p) => place_mut(p, f),
         ExprKind::Assign(p, v) | ExprKind::CompoundAssign(_, p, v) => {
             place_mut(p, f);

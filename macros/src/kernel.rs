@@ -1,23 +1,27 @@
 //! `#[kernel]`: compile the function with `cuprum-codegen` and emit the kernel's type, its
-//! PTX and its typed `launch`.
+//! PTX and its typed `launch` (one `impl` per instance of a generic kernel).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
+use cuprum_codegen::device::{device_calls, DeviceTable};
 use cuprum_codegen::ir::CheckKind;
-use cuprum_codegen::{compile_kernel, CompiledKernel, KernelOptions, Target};
+use cuprum_codegen::ty::Scalar;
+use cuprum_codegen::{compile, CompiledKernel, KernelOptions, KernelSource, Target};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+
+use crate::collect::{self, Kind};
+use crate::guard;
 
 /// Attributes that are passed on to the generated items unchanged.
 const FORWARDED: &[&str] = &["doc", "cfg", "allow", "warn", "deny", "expect", "cfg_attr"];
 
+/// Stage one: a kernel that calls `#[device]` functions first collects their sources.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
             let span = item
-                .clone()
                 .into_iter()
                 .next()
                 .map(|t| t.span())
@@ -29,6 +33,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             .to_compile_error();
         }
     };
+    let calls = device_calls(&func);
+    if calls.is_empty() {
+        return finish(attr, &func, DeviceTable::default());
+    }
+    collect::start(Kind::Kernel, attr, func.to_token_stream(), &calls)
+}
+
+/// Stage two: compile with the device functions found and emit the items.
+pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> TokenStream {
     let mut errors: Vec<syn::Error> = Vec::new();
     let options = KernelOptions::parse(attr).unwrap_or_else(|e| {
         errors.push(e);
@@ -57,27 +70,80 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             Target::default_target()
         }
     };
-    let compiled = match catch_unwind(AssertUnwindSafe(|| {
-        compile_kernel(&func, &options, &default_target)
-    })) {
-        Ok(Ok(k)) => Some(k),
-        Ok(Err(e)) => {
-            errors.push(e);
-            None
-        }
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            errors.push(cuprum_codegen::internal_error(&func.sig.ident, &msg));
-            None
-        }
+    let generic_names: Vec<String> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let instances: Vec<Vec<Scalar>> = if generic_names.is_empty() {
+        vec![Vec::new()]
+    } else if options.instances.is_empty() {
+        // The checker reports the missing `instances(..)`.
+        vec![Vec::new()]
+    } else {
+        options.instances.clone()
     };
-    let error_tokens: TokenStream = errors.iter().map(|e| e.to_compile_error()).collect();
-    let items = emit(&func, &forwarded, &options, compiled.as_ref());
+    let mut compiled = Vec::new();
+    for types in &instances {
+        if !types.is_empty() && types.len() != generic_names.len() {
+            errors.push(syn::Error::new_spanned(
+                &func.sig.generics,
+                format!(
+                    "each instance needs {} type(s), one per generic parameter",
+                    generic_names.len()
+                ),
+            ));
+            continue;
+        }
+        let entry = std::iter::once(func.sig.ident.to_string())
+            .chain(types.iter().map(|s| s.name().to_string()))
+            .collect::<Vec<_>>()
+            .join("_");
+        let source = KernelSource {
+            item: func,
+            devices: devices.clone(),
+            generics: generic_names
+                .iter()
+                .cloned()
+                .zip(types.iter().copied())
+                .collect(),
+            entry,
+        };
+        match guard::run(&func.sig.ident, || {
+            compile(&source, &options, &default_target)
+        }) {
+            Ok(k) => compiled.push((types.clone(), Some(k))),
+            Err(e) => {
+                errors.push(e);
+                compiled.push((types.clone(), None));
+            }
+        }
+        if errors.len() > 8 {
+            break; // one instance's errors are usually every instance's
+        }
+    }
+    let error_tokens: TokenStream = dedup(errors).iter().map(|e| e.to_compile_error()).collect();
+    let items = emit(func, &forwarded, &options, &generic_names, &compiled);
     quote!(#error_tokens #items)
+}
+
+/// The same message at the same place, reported once (instances repeat each other's errors).
+fn dedup(errors: Vec<syn::Error>) -> Vec<syn::Error> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for e in errors.into_iter().flat_map(|e| e.into_iter()) {
+        let key = (e.to_string(), format!("{:?}", e.span()));
+        if !seen.contains(&key) {
+            seen.push(key);
+            out.push(e);
+        }
+    }
+    out
 }
 
 /// The target from `CUPRUM_TARGET` when the macros were built, else the default.
@@ -89,36 +155,55 @@ fn build_target() -> Result<Target, String> {
 }
 
 /// One kernel parameter as the host sees it.
-enum HostParam<'a> {
+enum HostParam {
     Slice {
-        name: &'a syn::Ident,
-        elem: &'a syn::Type,
+        name: syn::Ident,
+        elem: syn::Type,
         mutable: bool,
     },
     Scalar {
-        name: &'a syn::Ident,
-        ty: &'a syn::Type,
+        name: syn::Ident,
+        ty: syn::Type,
     },
 }
 
-fn host_params(func: &syn::ItemFn) -> Vec<HostParam<'_>> {
+/// Replaces generic parameters by an instance's types.
+struct Substitute<'a>(&'a [(String, Scalar)]);
+
+impl VisitMut for Substitute<'_> {
+    fn visit_type_mut(&mut self, t: &mut syn::Type) {
+        if let syn::Type::Path(tp) = t {
+            if let Some(i) = tp.path.get_ident() {
+                if let Some((_, s)) = self.0.iter().find(|(g, _)| i == g) {
+                    let ident = syn::Ident::new(s.name(), i.span());
+                    *t = syn::parse_quote!(#ident);
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
+}
+
+fn host_params(func: &syn::ItemFn, subst: &[(String, Scalar)]) -> Vec<HostParam> {
     let mut out = Vec::new();
     for arg in &func.sig.inputs {
         let syn::FnArg::Typed(pt) = arg else { continue };
         let syn::Pat::Ident(pi) = &*pt.pat else {
             continue;
         };
-        let name = &pi.ident;
-        let mut ty = &*pt.ty;
+        let name = pi.ident.clone();
+        let mut ty = (*pt.ty).clone();
+        Substitute(subst).visit_type_mut(&mut ty);
         while let syn::Type::Group(g) = ty {
-            ty = &g.elem;
+            ty = *g.elem;
         }
         match ty {
             syn::Type::Reference(r) => {
-                if let syn::Type::Slice(s) = &*r.elem {
+                if let syn::Type::Slice(s) = *r.elem {
                     out.push(HostParam::Slice {
                         name,
-                        elem: &s.elem,
+                        elem: *s.elem,
                         mutable: r.mutability.is_some(),
                     });
                 }
@@ -129,16 +214,8 @@ fn host_params(func: &syn::ItemFn) -> Vec<HostParam<'_>> {
     out
 }
 
-fn emit(
-    func: &syn::ItemFn,
-    forwarded: &[&syn::Attribute],
-    options: &KernelOptions,
-    compiled: Option<&CompiledKernel>,
-) -> TokenStream {
-    let vis = &func.vis;
-    let name = &func.sig.ident;
-    let params = host_params(func);
-    let signature: Vec<TokenStream> = params
+fn signature(params: &[HostParam]) -> Vec<TokenStream> {
+    params
         .iter()
         .map(|p| match p {
             HostParam::Slice { name, elem, mutable: true } => {
@@ -149,7 +226,72 @@ fn emit(
             }
             HostParam::Scalar { name, ty } => quote!(#name: #ty),
         })
+        .collect()
+}
+
+fn emit(
+    func: &syn::ItemFn,
+    forwarded: &[&syn::Attribute],
+    options: &KernelOptions,
+    generic_names: &[String],
+    compiled: &[(Vec<Scalar>, Option<CompiledKernel>)],
+) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let generics: Vec<syn::Ident> = generic_names
+        .iter()
+        .map(|g| format_ident!("{}", g))
         .collect();
+    let item = if generics.is_empty() {
+        quote! {
+            #(#forwarded)*
+            #[allow(non_camel_case_types)]
+            #[derive(Clone, Copy, Debug)]
+            #vis struct #name;
+        }
+    } else {
+        let doc = format!("A generic kernel: launch an instance, `{name}::<f32>::launch(..)` or `launch!({name}::<f32><<<..>>>(..))`.");
+        quote! {
+            #(#forwarded)*
+            #[doc = #doc]
+            #[allow(non_camel_case_types)]
+            #[derive(Clone, Copy, Debug)]
+            #vis struct #name<#(#generics),*>(::core::marker::PhantomData<(#(#generics,)*)>);
+        }
+    };
+    let impls = compiled.iter().map(|(types, k)| {
+        let subst: Vec<(String, Scalar)> = generic_names
+            .iter()
+            .cloned()
+            .zip(types.iter().copied())
+            .collect();
+        let self_ty = if types.is_empty() {
+            quote!(#name)
+        } else {
+            let ts = types.iter().map(|s| format_ident!("{}", s.name()));
+            quote!(#name<#(#ts),*>)
+        };
+        emit_impl(
+            func,
+            options,
+            &self_ty,
+            &host_params(func, &subst),
+            k.as_ref(),
+        )
+    });
+    quote!(#item #(#impls)*)
+}
+
+fn emit_impl(
+    func: &syn::ItemFn,
+    options: &KernelOptions,
+    self_ty: &TokenStream,
+    params: &[HostParam],
+    compiled: Option<&CompiledKernel>,
+) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let signature = signature(params);
     let doc_launch = format!(
         "Launches `{name}` on `stream`: `launch!({name}<<<grid, block, stream>>>(..))` is the same call.\n\n\
          # Errors\nAn invalid configuration or a buffer from another device is an error before anything runs; \
@@ -159,11 +301,8 @@ fn emit(
         // The kernel did not compile: the errors above say why. Keep the type and its
         // signature so that code using it reports nothing more.
         return quote! {
-            #(#forwarded)*
-            #[allow(non_camel_case_types)]
-            #vis struct #name;
             #[allow(dead_code, unused_variables)]
-            impl #name {
+            impl #self_ty {
                 /// The PTX of this kernel (empty: it did not compile).
                 #vis const PTX: &'static str = "";
                 #[doc = #doc_launch]
@@ -230,16 +369,11 @@ fn emit(
     let shared_bytes = cuprum_codegen::sim::static_shared_bytes(&k.program)
         .into_iter()
         .map(|b| b as usize);
-    let ptx_doc = format!("The PTX of `{name}`, compiled for {}.", k.target);
+    let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
     quote! {
-        #(#forwarded)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug)]
-        #vis struct #name;
-
         // A kernel that is only launched has unread constants; that is not worth a warning.
         #[allow(dead_code)]
-        impl #name {
+        impl #self_ty {
             #[doc = #ptx_doc]
             #vis const PTX: &'static str = #ptx;
             /// The kernel's PTX entry name.

@@ -3,6 +3,9 @@
 
 #![deny(missing_docs)]
 
+mod collect;
+mod device;
+mod guard;
 mod kernel;
 mod launch;
 
@@ -24,4 +27,21 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn launch(input: TokenStream) -> TokenStream {
     launch::expand(input.into()).into()
+}
+
+/// Makes a function callable from kernels (it stays callable from host code too).
+///
+/// `#[device] fn sq(x: f32) -> f32 { x * x }` can be called from any `#[kernel]` or
+/// `#[device]` function in the crate that can name it. Device functions may call each other
+/// (not recursively) and be generic over `T: gpu::Float` or `T: gpu::Int`.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device::expand(attr.into(), item.into()).into()
+}
+
+/// Internal: collects `#[device]` function sources for a kernel. Not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __collect(input: TokenStream) -> TokenStream {
+    collect::expand(input.into()).into()
 }

@@ -39,7 +39,7 @@ mod stream;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
-pub use cuprum_macros::{kernel, launch};
+pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
@@ -50,7 +50,8 @@ pub use stream::{Event, Stream};
 /// The names most programs need: `use cuprum::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        gpu, kernel, launch, Device, DeviceBuffer, Dim3, Error, LaunchConfig, Result, Stream,
+        device, gpu, kernel, launch, Device, DeviceBuffer, Dim3, Error, LaunchConfig, Result,
+        Stream,
     };
 }
 
@@ -62,4 +63,5 @@ pub mod __private {
         SimStream, Site, SiteKind,
     };
     pub use cudarc::driver::PushKernelArg;
+    pub use cuprum_macros::__collect as collect;
 }

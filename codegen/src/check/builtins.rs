@@ -149,6 +149,8 @@ pub fn scalar_constant(ty: Scalar, name: &str) -> Option<ConstValue> {
             "MAX" => Some(ConstValue::Int(ty, hi)),
             "MIN" => Some(ConstValue::Int(ty, lo)),
             "BITS" => Some(ConstValue::Int(Scalar::U32, ty.bits() as i128)),
+            "ZERO" => Some(ConstValue::Int(ty, 0)),
+            "ONE" => Some(ConstValue::Int(ty, 1)),
             _ => None,
         };
     }

@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use super::builtins::{self, MethodSig, Rel};
 use super::expr::{gpu_path_name, strip_parens, PlaceResult};
 use super::{error_expr, span_of, suggest, Checker};
+use crate::device::DeviceFn;
 use crate::ir::{AtomicOp, Builtin, Expr, ExprKind, MathFn, SharedAlloc};
 use crate::ty::{Scalar, Ty};
 
@@ -23,6 +24,41 @@ fn is_word(s: Scalar) -> bool {
             | Scalar::F32
             | Scalar::F64
     )
+}
+
+/// Whether the type arguments satisfy the bounds (`gpu::Float`: `f32`/`f64`; `gpu::Int`: the
+/// integer types); a message when not.
+fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar]) -> Option<String> {
+    for g in &sig.generics.params {
+        let syn::GenericParam::Type(t) = g else {
+            continue;
+        };
+        let k = names.iter().position(|n| t.ident == n)?;
+        for b in &t.bounds {
+            let syn::TypeParamBound::Trait(tb) = b else {
+                continue;
+            };
+            let last = tb
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let ok = match last.as_str() {
+                "Float" => types[k].is_float(),
+                "Int" => types[k].is_int(),
+                _ => true,
+            };
+            if !ok {
+                return Some(format!(
+                    "`{}` is `{}` here, which is not `gpu::{last}`",
+                    t.ident,
+                    types[k].name()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Evaluates a constant size: an integer literal, or `{ .. }` / `( .. )` arithmetic of them.
@@ -75,7 +111,7 @@ impl Checker<'_> {
             }
         }
         if let [ty, name] = segs.as_slice() {
-            if let Some(s) = Scalar::from_name(ty) {
+            if let Some(s) = self.scalar_named(ty) {
                 return self.scalar_function(s, name, c);
             }
         }
@@ -105,24 +141,241 @@ impl Checker<'_> {
     /// A call of something that is not a `cuprum::gpu` function: a `#[device]` function.
     fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
-        for a in &c.args {
-            self.expr(a);
+        let Some(dev) = self.devices.get(&p.path).cloned() else {
+            for a in &c.args {
+                self.expr(a);
+            }
+            let text = p.path.to_token_stream().to_string().replace(' ', "");
+            let name = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let mut msg = format!(
+                "cannot call `{text}` from a kernel: kernels call `#[device]` functions and `cuprum::gpu` functions; mark it `#[device] fn {name}`"
+            );
+            if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
+                msg = format!("cannot find function `{text}`; did you mean `gpu::{s}`?");
+            }
+            self.error(p, msg);
+            return error_expr(span);
+        };
+        let sig = &dev.item.sig;
+        let name = sig.ident.to_string();
+        let generic_names: Vec<String> = sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut bound: Vec<Option<Scalar>> = vec![None; generic_names.len()];
+        if let Some(syn::PathArguments::AngleBracketed(a)) =
+            p.path.segments.last().map(|s| &s.arguments)
+        {
+            for (k, g) in a.args.iter().enumerate() {
+                match g {
+                    syn::GenericArgument::Type(t) if k < bound.len() => {
+                        bound[k] = self.scalar_type(t)
+                    }
+                    other => self.error(
+                        other,
+                        format!("`{name}` takes {} type argument(s)", generic_names.len()),
+                    ),
+                }
+            }
         }
-        let text = p.path.to_token_stream().to_string().replace(' ', "");
-        let name = p
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        let mut msg = format!(
-            "cannot call `{text}` from a kernel: kernels call `#[device]` functions and `cuprum::gpu` functions; mark it `#[device] fn {name}`"
+        let params: Vec<&syn::PatType> = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(pt) => Some(pt),
+                _ => None,
+            })
+            .collect();
+        if c.args.len() != params.len() {
+            for a in &c.args {
+                self.expr(a);
+            }
+            self.error(
+                c,
+                format!(
+                    "`{name}` takes {} argument{} but {} were supplied",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" },
+                    c.args.len()
+                ),
+            );
+            return error_expr(span);
+        }
+        let generic_of = |t: &syn::Type| -> Option<usize> {
+            let mut t = t;
+            while let syn::Type::Group(g) = t {
+                t = &g.elem;
+            }
+            match t {
+                syn::Type::Path(tp) if tp.qself.is_none() => tp
+                    .path
+                    .get_ident()
+                    .and_then(|i| generic_names.iter().position(|g| i == g)),
+                _ => None,
+            }
+        };
+        let mut args = Vec::new();
+        for (arg, param) in c.args.iter().zip(&params) {
+            let mut pty = &*param.ty;
+            while let syn::Type::Group(g) = pty {
+                pty = &g.elem;
+            }
+            if let syn::Type::Reference(r) = pty {
+                if let syn::Type::Slice(sl) = &*r.elem {
+                    let e = self.slice_arg(arg, r.mutability.is_some(), &name);
+                    if let (Some(k), Ty::Slice { elem, .. }) = (generic_of(&sl.elem), &e.ty) {
+                        bound[k].get_or_insert(*elem);
+                    }
+                    args.push(e);
+                    continue;
+                }
+            }
+            let e = self.expr(arg);
+            if let Some(k) = generic_of(pty) {
+                if bound[k].is_none() {
+                    bound[k] = match self.infer.zonk(&e.ty) {
+                        Ty::Scalar(s) => Some(s),
+                        v @ Ty::Var(_) => {
+                            let t = self.infer.resolve(&v);
+                            let _ = self.infer.unify(&v, &t);
+                            t.as_scalar()
+                        }
+                        _ => None,
+                    };
+                }
+            }
+            args.push(e);
+        }
+        let mut types = Vec::new();
+        for (k, b) in bound.iter().enumerate() {
+            match b {
+                Some(s) => types.push(*s),
+                None => {
+                    self.error(
+                        p,
+                        format!(
+                            "cannot infer the type `{}` of `{name}`; write `{name}::<f32>(..)`",
+                            generic_names[k]
+                        ),
+                    );
+                    return error_expr(span);
+                }
+            }
+        }
+        if let Some(msg) = generic_bound_error(sig, &generic_names, &types) {
+            self.error(p, msg);
+            return error_expr(span);
+        }
+        let Some(fid) = self.instantiate(&dev, &generic_names, types, p) else {
+            return error_expr(span);
+        };
+        let Some(f) = &self.registry.functions[fid] else {
+            self.error(p, format!("`{name}` calls itself (directly or through other functions); recursion is not supported on the GPU"));
+            return error_expr(span);
+        };
+        let (param_tys, ret): (Vec<Ty>, Ty) = (
+            f.params.iter().map(|&l| f.locals[l].ty.clone()).collect(),
+            f.ret.clone(),
         );
-        if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
-            msg = format!("cannot find function `{text}`; did you mean `gpu::{s}`?");
+        for ((a, want), node) in args.iter().zip(&param_tys).zip(&c.args) {
+            if !matches!(want, Ty::Slice { .. }) {
+                self.unify_at(want, &a.ty, node, "the parameter's type");
+            }
         }
-        self.error(p, msg);
-        error_expr(span)
+        Expr {
+            kind: ExprKind::Call(fid, args),
+            ty: ret,
+            span,
+        }
+    }
+
+    /// A slice passed on to a device function: a slice parameter, written `x`, `&x` or `&mut x`.
+    fn slice_arg(&mut self, arg: &syn::Expr, want_mut: bool, callee: &str) -> Expr {
+        let span = span_of(arg);
+        let inner = match strip_parens(arg) {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        let local = match strip_parens(inner) {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+            }
+            _ => None,
+        };
+        let Some(id) = local.filter(|&id| matches!(self.locals[id].ty, Ty::Slice { .. })) else {
+            self.error(arg, format!("`{callee}` takes a slice here: pass a slice parameter of this function, like `x`"));
+            return error_expr(span);
+        };
+        let Ty::Slice { elem, mutable } = self.locals[id].ty else {
+            unreachable!("filtered")
+        };
+        if want_mut && !mutable {
+            let n = self.locals[id].name.clone();
+            self.error(arg, format!("`{callee}` writes through this slice, but `{n}` is `&[{}]`; declare it `&mut [{}]`", elem.name(), elem.name()));
+        }
+        Expr {
+            kind: ExprKind::SliceRef(id),
+            ty: Ty::Slice {
+                elem,
+                mutable: want_mut,
+            },
+            span,
+        }
+    }
+
+    /// Checks device function `dev` for type arguments `types` (once per kernel).
+    fn instantiate(
+        &mut self,
+        dev: &std::rc::Rc<DeviceFn>,
+        names: &[String],
+        types: Vec<Scalar>,
+        at: &syn::ExprPath,
+    ) -> Option<usize> {
+        let key = std::rc::Rc::as_ptr(dev);
+        if let Some((_, _, id)) = self
+            .registry
+            .instances
+            .iter()
+            .find(|(p, t, _)| *p == key && *t == types)
+        {
+            return Some(*id);
+        }
+        let id = self.registry.functions.len();
+        self.registry.functions.push(None);
+        self.registry.instances.push((key, types.clone(), id));
+        let errors_before = self.errors.len();
+        let f = {
+            let mut checker = Checker::new(
+                self.errors,
+                self.sites,
+                self.shared,
+                self.registry,
+                self.checked,
+            );
+            checker.devices = dev.deps.clone();
+            checker.generics = names.iter().cloned().zip(types).collect();
+            let ret = checker.return_type(&dev.item.sig.output);
+            checker.function(&dev.item, ret)
+        };
+        if self.errors.len() > errors_before {
+            let name = &dev.item.sig.ident;
+            self.error(
+                at,
+                format!("`{name}` cannot be compiled for the GPU (see the errors in its body)"),
+            );
+        }
+        self.registry.functions[id] = Some(f);
+        Some(id)
     }
 
     /// A `cuprum::gpu` function; `None` when `name` is not one.
@@ -451,7 +704,7 @@ impl Checker<'_> {
             .product::<u64>()
             .saturating_mul(elem.bytes() as u64);
         if bytes > 227 * 1024 {
-            self.error(&generics[1..].iter().map(|g| g.to_token_stream()).collect::<proc_macro2::TokenStream>(), format!("this shared array needs {bytes} bytes; a block has at most 227 KiB (232448 bytes) of shared memory"));
+            self.error(generics[1..].iter().map(|g| g.to_token_stream()).collect::<proc_macro2::TokenStream>(), format!("this shared array needs {bytes} bytes; a block has at most 227 KiB (232448 bytes) of shared memory"));
             return error_expr(span);
         }
         self.shared.push(SharedAlloc {
@@ -471,6 +724,25 @@ impl Checker<'_> {
     fn scalar_function(&mut self, s: Scalar, name: &str, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if name == "from_f64" && s.is_float() {
+            if args.len() != 1 {
+                self.error(c, format!("`{}::from_f64` takes 1 argument", s.name()));
+                return error_expr(span);
+            }
+            let mut args = args;
+            let arg = args.pop().expect("one argument");
+            self.unify_at(
+                &Ty::Scalar(Scalar::F64),
+                &arg.ty,
+                &c.args[0],
+                "the argument",
+            );
+            return Expr {
+                kind: ExprKind::Cast(Box::new(arg)),
+                ty: Ty::Scalar(s),
+                span,
+            };
+        }
         if name == "from_bits" && s.is_float() {
             let bits = if s == Scalar::F32 {
                 Scalar::U32

@@ -477,13 +477,13 @@ impl Checker<'_> {
             .collect();
         let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
         let value = match segs.as_slice() {
-            [.., ty, name] if Scalar::from_name(ty).is_some() => {
-                builtins::scalar_constant(Scalar::from_name(ty).unwrap(), name)
+            [.., ty, name] if self.scalar_named(ty).is_some() => {
+                builtins::scalar_constant(self.scalar_named(ty).unwrap(), name)
             }
             ["core" | "std", ty, "consts", name] | [ty, "consts", name]
-                if Scalar::from_name(ty).is_some() =>
+                if self.scalar_named(ty).is_some() =>
             {
-                builtins::scalar_constant(Scalar::from_name(ty).unwrap(), name)
+                builtins::scalar_constant(self.scalar_named(ty).unwrap(), name)
             }
             _ => match gpu_path_name(&p.path) {
                 Some((name, _)) => {

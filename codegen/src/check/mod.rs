@@ -17,6 +17,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
+use crate::device::{DeviceFn, DeviceTable};
 use crate::ir::{
     CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SharedAlloc, SiteId,
 };
@@ -27,13 +28,27 @@ use infer::InferCtx;
 pub use builtins::GPU_FUNCTIONS;
 
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
-pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Program, syn::Error> {
+pub fn check_kernel(
+    item: &syn::ItemFn,
+    options: &KernelOptions,
+    devices: &DeviceTable,
+    generics: &[(String, Scalar)],
+) -> Result<Program, syn::Error> {
     let mut errors = Vec::new();
     let mut sites = Vec::new();
     let mut shared = Vec::new();
-    check_kernel_signature(item, &mut errors);
+    let mut registry = Registry::default();
+    check_kernel_signature(item, !generics.is_empty(), &mut errors);
     let kernel = {
-        let mut checker = Checker::new(&mut errors, &mut sites, &mut shared, options.checked);
+        let mut checker = Checker::new(
+            &mut errors,
+            &mut sites,
+            &mut shared,
+            &mut registry,
+            options.checked,
+        );
+        checker.devices = devices.clone();
+        checker.generics = generics.to_vec();
         checker.function(item, Ty::Unit)
     };
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
@@ -44,15 +59,47 @@ pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Progr
     }
     Ok(Program {
         kernel,
-        functions: Vec::new(),
+        functions: registry
+            .functions
+            .into_iter()
+            .map(|f| f.expect("every instance finished"))
+            .collect(),
         sites,
         shared,
     })
 }
 
+/// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at
+/// its definition, once).
+pub fn check_device(item: &syn::ItemFn, devices: &DeviceTable) -> Result<(), syn::Error> {
+    let mut errors = Vec::new();
+    let (mut sites, mut shared, mut registry) = (Vec::new(), Vec::new(), Registry::default());
+    {
+        let mut checker = Checker::new(&mut errors, &mut sites, &mut shared, &mut registry, true);
+        checker.devices = devices.clone();
+        let ret = checker.return_type(&item.sig.output);
+        checker.function(item, ret);
+    }
+    match errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    }) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The device functions checked for one kernel, one per (function, type arguments).
+#[derive(Default)]
+pub(crate) struct Registry {
+    /// By `FnId`; `None` while the function is being checked (a recursive call finds that).
+    functions: Vec<Option<Function>>,
+    instances: Vec<(*const DeviceFn, Vec<Scalar>, usize)>,
+}
+
 /// What a kernel's signature may not have: generics (without `instances`), `async`, a return
 /// type, and so on. Errors go to `errors`; checking goes on.
-fn check_kernel_signature(item: &syn::ItemFn, errors: &mut Vec<syn::Error>) {
+fn check_kernel_signature(item: &syn::ItemFn, instantiated: bool, errors: &mut Vec<syn::Error>) {
     let sig = &item.sig;
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new_spanned(t, "kernels cannot be `async`"));
@@ -75,7 +122,7 @@ fn check_kernel_signature(item: &syn::ItemFn, errors: &mut Vec<syn::Error>) {
     if let Some(v) = &sig.variadic {
         errors.push(syn::Error::new_spanned(v, "kernels cannot be variadic"));
     }
-    if !sig.generics.params.is_empty() {
+    if !sig.generics.params.is_empty() && !instantiated {
         errors.push(syn::Error::new_spanned(
             &sig.generics,
             "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
@@ -86,6 +133,20 @@ fn check_kernel_signature(item: &syn::ItemFn, errors: &mut Vec<syn::Error>) {
             ty,
             "kernels cannot return a value; write results into a `&mut [T]` parameter",
         ));
+    }
+    for arg in &sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            let mut ty = &*pt.ty;
+            while let syn::Type::Group(g) = ty {
+                ty = &g.elem;
+            }
+            if matches!(ty, syn::Type::Array(_) | syn::Type::Tuple(_)) {
+                errors.push(syn::Error::new_spanned(
+                    ty,
+                    "kernel parameters are scalars and slices; pass arrays and tuples as `&[T]` buffers or separate scalars",
+                ));
+            }
+        }
     }
 }
 
@@ -105,6 +166,11 @@ pub(crate) struct Checker<'p> {
     errors: &'p mut Vec<syn::Error>,
     sites: &'p mut Vec<CheckSite>,
     shared: &'p mut Vec<SharedAlloc>,
+    registry: &'p mut Registry,
+    /// What this function's call paths resolve to.
+    devices: DeviceTable,
+    /// Generic type parameters and the types they stand for in this instance.
+    generics: Vec<(String, Scalar)>,
     /// Checking the initialiser of a `let` (where shared memory may be made).
     let_init: bool,
     locals: Vec<Local>,
@@ -120,6 +186,7 @@ impl<'p> Checker<'p> {
         errors: &'p mut Vec<syn::Error>,
         sites: &'p mut Vec<CheckSite>,
         shared: &'p mut Vec<SharedAlloc>,
+        registry: &'p mut Registry,
         checked: bool,
     ) -> Self {
         Checker {
@@ -127,6 +194,9 @@ impl<'p> Checker<'p> {
             errors,
             sites,
             shared,
+            registry,
+            devices: DeviceTable::default(),
+            generics: Vec::new(),
             let_init: false,
             locals: Vec::new(),
             scopes: vec![Vec::new()],
@@ -134,6 +204,14 @@ impl<'p> Checker<'p> {
             loop_count: 0,
             ret: Ty::Unit,
             checked,
+        }
+    }
+
+    /// A declared return type (`()` when there is none).
+    fn return_type(&mut self, output: &syn::ReturnType) -> Ty {
+        match output {
+            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(_, t) => self.local_type(t).unwrap_or(Ty::Error),
         }
     }
 
@@ -221,8 +299,20 @@ impl<'p> Checker<'p> {
             }
             syn::Type::Paren(p) => self.param_type(&p.elem),
             syn::Type::Group(g) => self.param_type(&g.elem),
+            syn::Type::Array(_) | syn::Type::Tuple(_) => self.local_type(ty),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
+    }
+
+    /// The scalar a type name stands for: a scalar's own name, or a generic parameter of
+    /// this instance.
+    fn scalar_named(&self, name: &str) -> Option<Scalar> {
+        Scalar::from_name(name).or_else(|| {
+            self.generics
+                .iter()
+                .find(|(g, _)| g == name)
+                .map(|(_, s)| *s)
+        })
     }
 
     /// A scalar type written in source; errors name what can be used instead.
@@ -238,6 +328,9 @@ impl<'p> Checker<'p> {
                     let name = ident.to_string();
                     if let Some(s) = Scalar::from_name(&name) {
                         return Some(s);
+                    }
+                    if let Some((_, s)) = self.generics.iter().find(|(g, _)| *g == name) {
+                        return Some(*s);
                     }
                     let help = match name.as_str() {
                         "Vec" | "String" | "Box" => {

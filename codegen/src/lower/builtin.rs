@@ -201,7 +201,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         }
     }
 
-    fn from_int_bits(&self, v: IntValue<'ctx>, s: Scalar) -> BasicValueEnum<'ctx> {
+    fn int_bits_to(&self, v: IntValue<'ctx>, s: Scalar) -> BasicValueEnum<'ctx> {
         if s.is_float() {
             ok!(self
                 .b
@@ -258,7 +258,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .b
             .build_left_shift(hi, i64t.const_int(32, false), "hi_shifted"));
         let joined = ok!(self.b.build_or(hi, lo, "joined"));
-        self.from_int_bits(joined, s)
+        self.int_bits_to(joined, s)
     }
 
     fn math(
@@ -356,7 +356,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 .into()
             }
             ToBits => self.to_int_bits(v[0], s).into(),
-            FromBits => self.from_int_bits(int(v[0]), out),
+            FromBits => self.int_bits_to(int(v[0]), out),
             Pow => self.int_pow(int(v[0]), int(v[1])).into(),
             CountOnes | LeadingZeros | TrailingZeros => {
                 let r = match f {

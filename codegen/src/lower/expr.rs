@@ -201,9 +201,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Builtin(b, args) => self.builtin(*b, args, &e.ty),
             ExprKind::Atomic(op, scope, place, args) => self.atomic(*op, *scope, place, args),
-            ExprKind::Call(..) => {
-                unreachable!("device function calls arrive with the device-function issue")
-            }
+            ExprKind::Call(fid, args) => self.call(*fid, args, &e.ty),
+            ExprKind::SliceRef(_) => unreachable!("slices are only passed as call arguments"),
             ExprKind::If(c, then, els) => self.if_expr(c, then, els.as_ref(), &e.ty),
             ExprKind::Loop(id, body) => {
                 let result = self.alloca(&e.ty, "loop_value");
@@ -305,6 +304,34 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Block(b) => self.block(b),
         }
+    }
+
+    /// A call of device function `fid`.
+    fn call(&mut self, fid: usize, args: &[Expr], ty: &Ty) -> Option<BasicValueEnum<'ctx>> {
+        let mut vals: Vec<inkwell::values::BasicMetadataValueEnum> = Vec::new();
+        for a in args {
+            if let ExprKind::SliceRef(l) = a.kind {
+                let Slot::Slice { ptr, len } = self.slot(l) else {
+                    unreachable!("slice arguments are slice parameters")
+                };
+                vals.push(ptr.into());
+                vals.push(len.into());
+            } else if let Some(v) = self.expr(a) {
+                vals.push(v.into());
+            } else if value_type(self.ctx, &a.ty).is_some() {
+                return None; // the argument diverged
+            }
+        }
+        if let Some(p) = self.panic_arg {
+            vals.push(p.into());
+        }
+        let call = ok!(self.b.build_call(self.fns[fid], &vals, "call"));
+        if matches!(ty, Ty::Never) {
+            ok!(self.b.build_unreachable());
+            self.start_dead_block();
+            return None;
+        }
+        call.try_as_basic_value().basic()
     }
 
     /// An integer constant of scalar type `s` (two's complement, truncated to its width).

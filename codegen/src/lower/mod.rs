@@ -68,15 +68,78 @@ pub fn lower_program<'ctx>(
             ftz,
         );
     }
+    let fns: Vec<FunctionValue> = program
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| declare_device_fn(ctx, &module, f, i, options.checked))
+        .collect();
+    let tag = kernel_tag(entry_name);
+    let mut libdevice_uses = Vec::new();
+    for (f, &func) in program.functions.iter().zip(&fns) {
+        let mut lower = FnLower::new(ctx, &module, f, func, options, panic_fn);
+        lower.shared = shared.clone();
+        lower.fns = fns.clone();
+        lower.kernel_tag = tag;
+        lower.body(false);
+        libdevice_uses.append(&mut lower.libdevice_uses);
+    }
     let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
     lower.shared = shared;
-    lower.kernel_body(entry_name);
-    let libdevice_uses = std::mem::take(&mut lower.libdevice_uses);
+    lower.fns = fns;
+    lower.kernel_tag = tag;
+    lower.body(true);
+    libdevice_uses.append(&mut lower.libdevice_uses);
     drop(lower);
     Lowered {
         module,
         libdevice_uses,
     }
+}
+
+/// A device function: internal and always inlined; slices travel as (pointer, length), and
+/// checked kernels pass their panic record last.
+fn declare_device_fn<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    f: &Function,
+    index: usize,
+    checked: bool,
+) -> FunctionValue<'ctx> {
+    let global_ptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
+    let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
+    for &p in &f.params {
+        match &f.locals[p].ty {
+            Ty::Slice { .. } => {
+                params.push(global_ptr.into());
+                params.push(ctx.i64_type().into());
+            }
+            ty => {
+                if let Some(t) = value_type(ctx, ty) {
+                    params.push(t.into());
+                }
+            }
+        }
+    }
+    if checked {
+        params.push(global_ptr.into());
+    }
+    let fn_ty = match value_type(ctx, &f.ret) {
+        Some(t) => t.fn_type(&params, false),
+        None => ctx.void_type().fn_type(&params, false),
+    };
+    let func = module.add_function(
+        &format!("__cuprum_dev{index}_{}", f.name),
+        fn_ty,
+        Some(Linkage::Internal),
+    );
+    for attr in ["alwaysinline", "nounwind"] {
+        func.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0),
+        );
+    }
+    func
 }
 
 /// One `addrspace(3)` global per static shared array; all `dynamic_shared` calls share one
@@ -156,6 +219,8 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_fn: Option<FunctionValue<'ctx>>,
     /// The global of each shared allocation, by allocation id.
     pub shared: Vec<PointerValue<'ctx>>,
+    /// The LLVM function of each device function, by `FnId`.
+    pub fns: Vec<FunctionValue<'ctx>>,
     /// libdevice functions called, with their call spans.
     pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
     /// The kernel's panic-record parameter (checked kernels only).
@@ -423,6 +488,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             loops: vec![None; ir.loop_count],
             panic_fn,
             shared: Vec::new(),
+            fns: Vec::new(),
             libdevice_uses: Vec::new(),
             panic_arg: None,
             kernel_tag: 0,
@@ -431,8 +497,8 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     }
 
     /// Binds the kernel's parameters and lowers its body.
-    fn kernel_body(&mut self, entry_name: &str) {
-        self.kernel_tag = kernel_tag(entry_name);
+    /// Binds the parameters (a kernel's `bool`s arrive as bytes) and lowers the body.
+    fn body(&mut self, kernel: bool) {
         let mut index = 0u32;
         for &p in &self.ir.params {
             let local = &self.ir.locals[p];
@@ -445,10 +511,10 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
                     self.slots[p] = Slot::Slice { ptr, len };
                     index += 2;
                 }
-                Ty::Scalar(s) => {
+                ty if value_type(self.ctx, ty).is_some() => {
                     let raw = self.func.get_nth_param(index).unwrap();
                     raw.set_name(&local.name);
-                    let v = if *s == Scalar::Bool {
+                    let v = if kernel && *ty == Ty::Scalar(Scalar::Bool) {
                         let zero = self.ctx.i8_type().const_zero();
                         ok!(self.b.build_int_compare(
                             inkwell::IntPredicate::NE,
@@ -460,23 +526,24 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
                     } else {
                         raw
                     };
-                    let slot = self
-                        .alloca(&local.ty, &local.name)
-                        .expect("scalars have storage");
+                    let slot = self.alloca(&local.ty, &local.name).expect("sized");
                     ok!(self.b.build_store(slot, v));
                     self.slots[p] = Slot::Mem(slot);
                     index += 1;
                 }
-                other => unreachable!("kernel parameter of type {other}"),
+                _ => {}
             }
         }
         if self.options.checked {
             self.panic_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());
         }
         let body = &self.ir.body;
-        self.block(body);
+        let value = self.block(body);
         if self.is_open() {
-            ok!(self.b.build_return(None));
+            match value {
+                Some(v) if !kernel => ok!(self.b.build_return(Some(&v))),
+                _ => ok!(self.b.build_return(None)),
+            };
         }
     }
 

@@ -286,16 +286,11 @@ impl<T: SimScalar> SimSliceMut<T> {
     }
 
     /// The address of a checked element, for atomics.
-    pub fn element_ptr(
-        &self,
-        t: &Thread,
-        index: usize,
-        loc: &'static Loc,
-    ) -> Result<*mut u8, Stop> {
+    pub fn element_ptr(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimElement<T>, Stop> {
         if index >= self.0.len {
             return Err(out_of_bounds(t, index, self.0.len, loc));
         }
-        Ok(self.0.element(index))
+        Ok(SimElement(self.0.element(index), PhantomData))
     }
 
     /// The read-only view of the same memory.
@@ -339,13 +334,21 @@ impl<T: SimScalar> SharedArray<T> {
     }
 
     /// The address of a checked element, for atomics.
-    pub fn element_ptr(
-        &self,
-        t: &Thread,
-        index: usize,
-        loc: &'static Loc,
-    ) -> Result<*mut u8, Stop> {
+    pub fn element_ptr(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimElement<T>, Stop> {
         self.0.element_ptr(t, index, loc)
+    }
+}
+
+/// A bounds-checked element of a simulator view, for atomics. Only the views make one, and
+/// their memory outlives the launch, so reaching it through the address is sound.
+pub struct SimElement<T>(*mut u8, PhantomData<T>);
+
+impl<T: SimScalar> SimElement<T> {
+    /// Atomically replaces the element with `f(old)`; returns `old`.
+    #[inline]
+    pub fn update(&self, f: impl Fn(T) -> T) -> T {
+        // SAFETY: a checked element of a live view, only ever accessed atomically.
+        unsafe { T::update(self.0, f) }
     }
 }
 

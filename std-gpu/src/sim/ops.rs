@@ -4,16 +4,11 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::memory::SimScalar;
+
 use super::thread::Thread;
 use super::warp::WarpOpKind;
 use super::{Loc, Stop};
 
-/// Atomically replaces the element at `p` (from `element_ptr`) with `f(old)`; returns `old`.
-#[inline]
-pub fn atomic_update<T: SimScalar>(p: *mut u8, f: impl Fn(T) -> T) -> T {
-    // SAFETY: `p` comes from a bounds-checked `element_ptr` of a live view, accessed atomically.
-    unsafe { T::update(p, f) }
-}
 
 /// A warp operation on a value of any scalar type.
 #[inline]

@@ -1,0 +1,218 @@
+//! `#[device]` functions: which calls in a body need one, and the "bundle" in which a device
+//! function's source (and, recursively, the sources of the device functions it calls)
+//! travels to every kernel that calls it.
+//!
+//! A bundle is `{ { ITEM } [ (PATH) BUNDLE ... ] }`: the function's tokens, then for each call
+//! path in its body the bundle that path resolved to. `#[device]` expands to a `macro_rules!`
+//! (re-exported under the function's own name in the macro namespace) that hands its bundle
+//! to whoever invokes it; `#[kernel]` invokes the macro of each function it calls, by the same
+//! path as the call, so the paths resolve exactly as the calls do.
+
+use std::rc::Rc;
+
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::visit::Visit;
+
+use crate::check::GPU_FUNCTIONS;
+use crate::ty::Scalar;
+
+/// A device function's source, with the device functions its calls resolve to.
+#[derive(Debug)]
+pub struct DeviceFn {
+    /// The function as written.
+    pub item: syn::ItemFn,
+    /// What its call paths resolve to.
+    pub deps: DeviceTable,
+}
+
+/// Call paths → device functions.
+#[derive(Debug, Default, Clone)]
+pub struct DeviceTable {
+    entries: Vec<(String, Rc<DeviceFn>)>,
+}
+
+impl DeviceTable {
+    /// The device function a call path resolves to.
+    pub fn get(&self, path: &syn::Path) -> Option<&Rc<DeviceFn>> {
+        let mut path = path.clone();
+        for seg in &mut path.segments {
+            seg.arguments = syn::PathArguments::None;
+        }
+        let key = path_key(&path);
+        self.entries.iter().find(|(k, _)| *k == key).map(|(_, f)| f)
+    }
+
+    /// Adds what `path` resolves to.
+    pub fn insert(&mut self, path: &str, f: DeviceFn) {
+        self.entries.push((path.to_string(), Rc::new(f)));
+    }
+
+    /// True when no call path is known.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The key of a call path: its tokens without spaces (`math::sq`).
+pub fn path_key(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// Whether a call path names a `cuprum::gpu` function (`gpu::x`, `cuprum::gpu::x`, a bare `x`).
+fn is_gpu_call(path: &syn::Path) -> bool {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let Some((last, prefix)) = segs.split_last() else {
+        return false;
+    };
+    let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
+    let known = GPU_FUNCTIONS.contains(&last.as_str())
+        || last
+            .strip_suffix("_block")
+            .or_else(|| last.strip_suffix("_system"))
+            .is_some_and(|b| GPU_FUNCTIONS.contains(&b));
+    match prefix.as_slice() {
+        ["gpu"] | ["cuprum", "gpu"] => true,
+        [] => known,
+        _ => false,
+    }
+}
+
+/// The distinct call paths in `item`'s body that need a `#[device]` function: everything
+/// called by path that is not a `cuprum::gpu` function or a scalar type's function.
+pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
+    struct Calls(Vec<syn::Path>);
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            let mut f = &*c.func;
+            while let syn::Expr::Paren(p) = f {
+                f = &p.expr;
+            }
+            while let syn::Expr::Group(g) = f {
+                f = &g.expr;
+            }
+            if let syn::Expr::Path(p) = f {
+                let first_is_scalar = p
+                    .path
+                    .segments
+                    .first()
+                    .is_some_and(|s| Scalar::from_name(&s.ident.to_string()).is_some());
+                if p.qself.is_none()
+                    && !first_is_scalar
+                    && !is_gpu_call(&p.path)
+                    && !self.0.iter().any(|q| path_key(q) == path_key(&p.path))
+                {
+                    let mut path = p.path.clone();
+                    // The macro is found by the same path; generic arguments belong to the call.
+                    for seg in &mut path.segments {
+                        seg.arguments = syn::PathArguments::None;
+                    }
+                    if !self.0.iter().any(|q| path_key(q) == path_key(&path)) {
+                        self.0.push(path);
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let generics: Vec<String> = item
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut calls = Calls(Vec::new());
+    calls.visit_block(&item.block);
+    // `T::from_f64(..)` is a function of a generic parameter, not a device function.
+    calls
+        .0
+        .retain(|p| p.segments.len() < 2 || !generics.contains(&p.segments[0].ident.to_string()));
+    calls.0
+}
+
+/// Encodes a bundle: the function's tokens and, for each of its call paths, its bundle.
+pub fn encode_bundle(item: &TokenStream, deps: &[(TokenStream, TokenStream)]) -> TokenStream {
+    let deps = deps.iter().map(|(path, bundle)| quote!((#path) #bundle));
+    quote!({ { #item } [ #(#deps)* ] })
+}
+
+fn group(t: Option<&TokenTree>, d: Delimiter) -> Option<&Group> {
+    match t {
+        Some(TokenTree::Group(g)) if g.delimiter() == d => Some(g),
+        _ => None,
+    }
+}
+
+/// Decodes a bundle made by [`encode_bundle`].
+pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
+    let bad = || {
+        syn::Error::new(
+            bundle.span(),
+            "internal error in Cuprum: malformed device-function bundle",
+        )
+    };
+    let inner: Vec<TokenTree> = bundle.stream().into_iter().collect();
+    let item_group = group(inner.first(), Delimiter::Brace).ok_or_else(bad)?;
+    let deps_group = group(inner.get(1), Delimiter::Bracket).ok_or_else(bad)?;
+    let item: syn::ItemFn = syn::parse2(item_group.stream())?;
+    let mut deps = DeviceTable::default();
+    let dep_tokens: Vec<TokenTree> = deps_group.stream().into_iter().collect();
+    for pair in dep_tokens.chunks(2) {
+        let path = group(pair.first(), Delimiter::Parenthesis).ok_or_else(bad)?;
+        let b = group(pair.get(1), Delimiter::Brace).ok_or_else(bad)?;
+        let path: syn::Path = syn::parse2(path.stream())?;
+        deps.insert(&path_key(&path), decode_bundle(b)?);
+    }
+    Ok(DeviceFn { item, deps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_device_calls_only() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn k(o: &mut [f32]) {
+                let i = gpu::global_id_x();
+                let a = helper(1.0) + math::sq::<f32>(2.0) + f32::max(1.0, 2.0) + <f32>::from_bits(1);
+                gpu::atomic_add_block(&mut o[0], a);
+                sync_threads();
+                o[i] = helper(a);
+            }
+        };
+        let calls: Vec<String> = device_calls(&item).iter().map(path_key).collect();
+        assert_eq!(calls, vec!["helper", "math::sq"]);
+    }
+
+    #[test]
+    fn bundles_round_trip() {
+        let leaf = encode_bundle(
+            &quote!(
+                fn sq(x: f32) -> f32 {
+                    x * x
+                }
+            ),
+            &[],
+        );
+        let top = encode_bundle(
+            &quote!(
+                fn norm(x: f32) -> f32 {
+                    sq(x)
+                }
+            ),
+            &[(quote!(sq), leaf)],
+        );
+        let TokenTree::Group(g) = top.into_iter().next().unwrap() else {
+            panic!()
+        };
+        let f = decode_bundle(&g).unwrap();
+        assert_eq!(f.item.sig.ident, "norm");
+        let sq = f.deps.get(&syn::parse_quote!(sq)).unwrap();
+        assert_eq!(sq.item.sig.ident, "sq");
+    }
+}

@@ -1,0 +1,95 @@
+//! `#[device]`: the function stays an ordinary Rust function (callable from host code), and a
+//! `macro_rules!` named like it carries its source to the kernels that call it.
+
+use cuprum_codegen::device::{device_calls, encode_bundle, DeviceTable};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+
+use crate::collect::{self, Kind};
+use crate::guard;
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let span = item
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(Span::call_site);
+            return syn::Error::new(
+                span,
+                "`#[device]` goes on a function: `#[device] fn name(x: f32) -> f32 { .. }`",
+            )
+            .to_compile_error();
+        }
+    };
+    let mut errors = TokenStream::new();
+    if let Some(t) = attr.clone().into_iter().next() {
+        errors
+            .extend(syn::Error::new(t.span(), "`#[device]` takes no arguments").to_compile_error());
+    }
+    let calls = device_calls(&func);
+    let name = &func.sig.ident;
+    if let Some(own) = calls.iter().find(|p| p.is_ident(name)) {
+        errors.extend(
+            syn::Error::new_spanned(
+                own,
+                format!("`{name}` calls itself: recursion is not supported on the GPU"),
+            )
+            .to_compile_error(),
+        );
+        return quote!(#errors #func);
+    }
+    let tokens = func.to_token_stream();
+    // The host copy: kernels' calls are invisible to rustc, and GPU code indexes by design.
+    let host = quote! {
+        #[allow(dead_code, clippy::needless_range_loop)]
+        #func
+    };
+    let rest = if calls.is_empty() {
+        finish(&func, tokens, TokenStream::new(), DeviceTable::default())
+    } else {
+        collect::start(Kind::Device, TokenStream::new(), tokens, &calls)
+    };
+    quote!(#errors #host #rest)
+}
+
+/// Every call path has answered: check the function (when it is not generic) and define the
+/// macro that hands its bundle to callers.
+pub fn finish(
+    func: &syn::ItemFn,
+    item: TokenStream,
+    resolved: TokenStream,
+    table: DeviceTable,
+) -> TokenStream {
+    let name = &func.sig.ident;
+    let mut errors = TokenStream::new();
+    if func.sig.generics.params.is_empty() {
+        if let Err(e) = guard::run(name, || cuprum_codegen::check::check_device(func, &table)) {
+            errors = e.to_compile_error();
+        }
+    }
+    let deps: Vec<(TokenStream, TokenStream)> = {
+        let t: Vec<TokenTree> = resolved.into_iter().collect();
+        t.chunks(2)
+            .filter_map(|c| match (&c[0], c.get(1)) {
+                (TokenTree::Group(p), Some(b)) => Some((p.stream(), b.to_token_stream())),
+                _ => None,
+            })
+            .collect()
+    };
+    let bundle = encode_bundle(&item, &deps);
+    let mac = format_ident!("__cuprum_device_{}", name);
+    quote! {
+        #errors
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #mac {
+            ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #mac as #name;
+    }
+}

@@ -1,0 +1,108 @@
+//! Math beyond the scalar methods, and the traits generic kernels and device functions are
+//! written against.
+
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// `1 / x.sqrt()` (CUDA's `rsqrtf`, which is approximate on the GPU: within 2 ulps).
+pub fn rsqrt<F: Float>(x: F) -> F {
+    x.rsqrt_impl()
+}
+
+/// A per-multiprocessor cycle counter (`clock64()`); on the simulator, nanoseconds.
+pub fn clock64() -> u64 {
+    crate::sim::clock64()
+}
+
+/// `f32` or `f64`: the bound of float-generic kernels (`#[kernel(instances(f32, f64))] fn
+/// k<T: gpu::Float>(..)`) and device functions.
+///
+/// Kernels can use every method of DESIGN §2 on `T`. A generic `#[device]` function is also
+/// compiled as ordinary generic Rust for the host, where only the operators and the methods
+/// below are available (and literals need a conversion such as `T::from_f64(2.0)`).
+pub trait Float:
+    sealed::Sealed
+    + Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+{
+    /// The value of `v` in this type.
+    fn from_f64(v: f64) -> Self;
+    /// `self.sqrt()`
+    fn sqrt(self) -> Self;
+    /// `self.exp()`
+    fn exp(self) -> Self;
+    /// `self.ln()`
+    fn ln(self) -> Self;
+    /// `self.abs()`
+    fn abs(self) -> Self;
+    /// `self.min(other)`
+    fn min(self, other: Self) -> Self;
+    /// `self.max(other)`
+    fn max(self, other: Self) -> Self;
+    /// `self.mul_add(a, b)`
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    #[doc(hidden)]
+    fn rsqrt_impl(self) -> Self;
+}
+
+macro_rules! floats {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Float for $t {
+            fn from_f64(v: f64) -> $t { v as $t }
+            fn sqrt(self) -> $t { <$t>::sqrt(self) }
+            fn exp(self) -> $t { <$t>::exp(self) }
+            fn ln(self) -> $t { <$t>::ln(self) }
+            fn abs(self) -> $t { <$t>::abs(self) }
+            fn min(self, other: $t) -> $t { <$t>::min(self, other) }
+            fn max(self, other: $t) -> $t { <$t>::max(self, other) }
+            fn mul_add(self, a: $t, b: $t) -> $t { <$t>::mul_add(self, a, b) }
+            fn rsqrt_impl(self) -> $t { 1.0 / <$t>::sqrt(self) }
+        }
+    )*};
+}
+floats!(f32, f64);
+
+/// The integer types: the bound of integer-generic kernels and device functions.
+pub trait Int:
+    sealed::Sealed
+    + Copy
+    + Ord
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+}
+
+macro_rules! ints {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Int for $t {
+            const ZERO: $t = 0;
+            const ONE: $t = 1;
+        }
+    )*};
+}
+ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);

@@ -1,0 +1,197 @@
+//! `#[device]` functions (calling each other, in modules, with slices, returning early, still
+//! callable from host code) and generic kernels with `instances(..)`.
+
+use cuprum::prelude::*;
+use cuprum_testkit::device as test_device;
+
+#[device]
+fn square(x: f32) -> f32 {
+    x * x
+}
+
+#[device]
+fn norm2(x: f32, y: f32) -> f32 {
+    square(x) + square(y)
+}
+
+/// Sum of a window of a slice, with an early return for an empty window.
+#[device]
+fn window_sum(v: &[f32], start: usize, len: usize) -> f32 {
+    if len == 0 {
+        return 0.0;
+    }
+    let mut s = 0.0;
+    for i in start..(start + len).min(v.len()) {
+        s += v[i];
+    }
+    s
+}
+
+mod geometry {
+    use cuprum::prelude::*;
+
+    /// (min, max) of two values, as a tuple.
+    #[device]
+    pub fn order(a: i32, b: i32) -> (i32, i32) {
+        if a < b {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    }
+}
+
+#[device]
+fn bump(out: &mut [f32], i: usize, by: f32) {
+    out[i] += by;
+}
+
+#[kernel]
+pub fn uses_devices(out: &mut [f32], ord: &mut [i32], x: &[f32], y: &[f32], a: &[i32]) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        out[i] = norm2(x[i], y[i]) + window_sum(x, i, 3);
+        bump(out, i, 0.5);
+        let (lo, hi) = geometry::order(a[i], a[(i + 1) % a.len()]);
+        ord[2 * i] = lo;
+        ord[2 * i + 1] = hi;
+    }
+}
+
+#[test]
+fn device_functions_compute_like_the_host() -> cuprum::Result<()> {
+    let dev = test_device()?;
+    let stream = dev.default_stream();
+    let n = 1000;
+    let x = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let y = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let mut r = fastrand::Rng::new();
+    let a: Vec<i32> = (0..n).map(|_| r.i32(..)).collect();
+    let (dx, dy, da) = (
+        stream.to_device(&x)?,
+        stream.to_device(&y)?,
+        stream.to_device(&a)?,
+    );
+    let mut out = stream.to_device(&vec![f32::NAN; n])?;
+    let mut ord = stream.alloc_zeros::<i32>(2 * n)?;
+    launch!(uses_devices<<<8, 128, stream>>>(&mut out, &mut ord, &dx, &dy, &da))?;
+    let got = stream.to_host(&out)?;
+    let got_ord = stream.to_host(&ord)?;
+    for i in 0..n {
+        // The device functions are ordinary Rust functions on the host too.
+        let want = norm2(x[i], y[i]) + window_sum(&x, i, 3) + 0.5;
+        assert!(
+            cuprum_testkit::ulps_f32(got[i], want) <= 4,
+            "element {i}: {} vs {want}",
+            got[i]
+        );
+        let (lo, hi) = geometry::order(a[i], a[(i + 1) % n]);
+        assert_eq!(
+            (got_ord[2 * i], got_ord[2 * i + 1]),
+            (lo, hi),
+            "element {i}"
+        );
+    }
+    Ok(())
+}
+
+/// A generic kernel compiled for f32 and f64.
+#[kernel(instances(f32, f64))]
+pub fn scale<T: gpu::Float>(out: &mut [T], x: &[T], a: T) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        out[i] = x[i] * a + 1.0;
+    }
+}
+
+#[test]
+fn generic_kernel_instances() -> cuprum::Result<()> {
+    let dev = test_device()?;
+    let stream = dev.default_stream();
+    let n = 300;
+    let x = cuprum_testkit::random_f32(n, -1.0, 1.0);
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64 * 1.000001).collect();
+    let (dx, dx64) = (stream.to_device(&x)?, stream.to_device(&x64)?);
+    let (mut o32, mut o64) = (stream.alloc_zeros::<f32>(n)?, stream.alloc_zeros::<f64>(n)?);
+    launch!(scale::<f32><<<3, 128, stream>>>(&mut o32, &dx, 2.5))?;
+    scale::<f64>::launch(
+        &stream,
+        LaunchConfig::for_elements(n, 128),
+        &mut o64,
+        &dx64,
+        2.5,
+    )?;
+    let (g32, g64) = (stream.to_host(&o32)?, stream.to_host(&o64)?);
+    for i in 0..n {
+        assert!(
+            cuprum_testkit::ulps_f32(g32[i], x[i] * 2.5 + 1.0) <= 1,
+            "f32 {i}"
+        );
+        assert!(
+            cuprum_testkit::ulps_f64(g64[i], x64[i] * 2.5 + 1.0) <= 1,
+            "f64 {i}"
+        );
+    }
+    assert!(
+        scale::<f32>::PTX.contains(".entry scale_f32(")
+            && scale::<f64>::PTX.contains(".entry scale_f64(")
+    );
+    Ok(())
+}
+
+/// Generic device functions, instantiated by the types they are called with.
+#[device]
+fn lerp<T: gpu::Float>(a: T, b: T, t: T) -> T {
+    a + (b - a) * t
+}
+
+#[device]
+fn clamp01<T: gpu::Float>(x: T) -> T {
+    x.max(T::from_f64(0.0)).min(T::from_f64(1.0))
+}
+
+#[device]
+fn triple<T: gpu::Int>(x: T) -> T {
+    x + x + x
+}
+
+#[kernel]
+pub fn generic_devices(o32: &mut [f32], o64: &mut [f64], oi: &mut [i64], x: &[f32]) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        o32[i] = clamp01(lerp(x[i], 2.0, 0.25));
+        o64[i] = clamp01(lerp(x[i] as f64, 2.0, 0.75));
+        oi[i] = triple(i as i64) + triple::<i64>(1);
+    }
+}
+
+#[test]
+fn generic_device_functions() -> cuprum::Result<()> {
+    let stream = test_device()?.default_stream();
+    let n = 200;
+    let x = cuprum_testkit::random_f32(n, -3.0, 3.0);
+    let dx = stream.to_device(&x)?;
+    let (mut a, mut b, mut c) = (
+        stream.alloc_zeros::<f32>(n)?,
+        stream.alloc_zeros::<f64>(n)?,
+        stream.alloc_zeros::<i64>(n)?,
+    );
+    launch!(generic_devices<<<2, 128, stream>>>(&mut a, &mut b, &mut c, &dx))?;
+    let (a, b, c) = (
+        stream.to_host(&a)?,
+        stream.to_host(&b)?,
+        stream.to_host(&c)?,
+    );
+    for i in 0..n {
+        assert!(
+            cuprum_testkit::ulps_f32(a[i], clamp01(lerp(x[i], 2.0, 0.25))) <= 2,
+            "f32 {i}"
+        );
+        assert!(
+            cuprum_testkit::ulps_f64(b[i], clamp01(lerp(x[i] as f64, 2.0, 0.75))) <= 2,
+            "f64 {i}"
+        );
+        assert_eq!(c[i], triple(i as i64) + 3, "i64 {i}");
+    }
+    Ok(())
+}
