@@ -1,9 +1,13 @@
 //! The benchmark harness: each kernel as Cuprum, as CUDA C++ compiled by `nvcc -O3` on the
-//! GPU host, on the same random data and launch shape, interleaved, timed with CUDA events,
-//! medians. Prints a table. Run on a GPU machine: `.gpu/run bench` after `gpu-pack`.
+//! GPU host, and as Numba (`bench/numba/driver.py`), on the same random data and launch shape,
+//! interleaved, timed with CUDA events, medians. Prints a table. Run on a GPU machine, from
+//! the repository root: `.gpu/run bench` after `gpu-pack`. The suite is specified in
+//! `bench/SPEC.md`.
 //!
 //! `bench [ROUNDS]`: rounds of interleaved timing per kernel (default 30).
+//! `bench --cold`: the child that the cold-start measurement spawns (one saxpy, then exits).
 
+mod numba;
 mod nvcc;
 mod saxpy;
 mod timing;
@@ -18,43 +22,49 @@ pub struct Row {
     contender: String,
     value: f64,
     unit: &'static str,
-    /// Value relative to the reference (throughput: ours / reference; cost: ours / reference).
-    ratio: f64,
+    /// `value` over the reference's (nvcc, raw cudarc): for throughput above 1 is faster,
+    /// for a cost above 1 is dearer. `None` where there is no reference.
+    ratio: Option<f64>,
+    /// `value` over Numba's, the same way; `None` where Numba did not run.
+    vs_numba: Option<f64>,
 }
 
 impl Row {
-    fn throughput(
+    fn new(
         kernel: &str,
         contender: &str,
         value: f64,
         unit: &'static str,
-        reference: f64,
+        reference: Option<f64>,
+        numba: Option<f64>,
     ) -> Row {
         Row {
             kernel: kernel.into(),
             contender: contender.into(),
             value,
             unit,
-            ratio: value / reference,
-        }
-    }
-
-    fn cost(kernel: &str, contender: &str, us: f64, reference: f64) -> Row {
-        Row {
-            kernel: kernel.into(),
-            contender: contender.into(),
-            value: us,
-            unit: "us/launch",
-            ratio: us / reference,
+            ratio: reference.map(|r| value / r),
+            vs_numba: numba.map(|n| value / n),
         }
     }
 }
 
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "—".into(), |r| format!("{r:.3}"))
+}
+
 fn main() -> ExitCode {
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(30);
+    let arg = std::env::args().nth(1);
+    if arg.as_deref() == Some("--cold") {
+        return match saxpy::cold() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench --cold: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let rounds: usize = arg.and_then(|s| s.parse().ok()).unwrap_or(30);
     let dev = match Device::gpu(0) {
         Ok(d) => d,
         Err(e) => {
@@ -70,26 +80,52 @@ fn main() -> ExitCode {
         dev.multiprocessor_count(),
         nvcc::version()
     );
-    let mut rows = Vec::new();
     let mut failed = false;
-    for (name, result) in [
-        ("saxpy", saxpy::throughput(&dev, &arch, rounds)),
-        ("launch cost", saxpy::launch_cost(&dev, 30, 500)),
-    ] {
-        match result {
-            Ok(r) => rows.extend(r),
-            Err(e) => {
-                eprintln!("bench {name}: FAILED: {e}");
-                failed = true;
-            }
+    let mut numba = match numba::Numba::spawn() {
+        Ok(n) => {
+            println!("Numba: {}", n.version);
+            Some(n)
+        }
+        Err(e) => {
+            eprintln!("bench: Numba unavailable, its column stays empty: {e}");
+            failed = true;
+            None
+        }
+    };
+    let mut rows = Vec::new();
+    let mut collect = |name: &str, result: Result<Vec<Row>, String>| match result {
+        Ok(r) => rows.extend(r),
+        Err(e) => {
+            eprintln!("bench {name}: FAILED: {e}");
+            failed = true;
+        }
+    };
+    collect(
+        "saxpy",
+        saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
+    );
+    collect(
+        "launch cost",
+        saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
+    );
+    collect("cold start", saxpy::cold_start(3, numba.is_some()));
+    if let Some(n) = numba {
+        if let Err(e) = n.quit() {
+            eprintln!("bench: {e}");
+            failed = true;
         }
     }
-    println!("\n| kernel | contender | value | unit | ratio to reference |");
-    println!("| --- | --- | ---: | --- | ---: |");
+    println!("\n| kernel | contender | value | unit | ratio to reference | vs Numba |");
+    println!("| --- | --- | ---: | --- | ---: | ---: |");
     for r in &rows {
         println!(
-            "| {} | {} | {:.2} | {} | {:.3} |",
-            r.kernel, r.contender, r.value, r.unit, r.ratio
+            "| {} | {} | {:.2} | {} | {} | {} |",
+            r.kernel,
+            r.contender,
+            r.value,
+            r.unit,
+            ratio(r.ratio),
+            ratio(r.vs_numba)
         );
     }
     if failed {

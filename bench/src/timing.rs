@@ -1,12 +1,65 @@
-//! Timing: CUDA events around device work, medians of many runs.
+//! Timing: CUDA events around device work, after a guard kernel; medians of many runs.
 
-use cuprum::Stream;
+use std::sync::Arc;
 
-/// Milliseconds the device spent on the work `f` enqueues, measured with events.
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig as CudaConfig, PushKernelArg};
+use cuprum::{Error, Stream};
+
+use crate::nvcc;
+
+/// The guard's length in about-1-µs sleeps: longer than any contender's host-side launch
+/// preparation (Numba's is tens of µs). The same number is in bench/numba/driver.py.
+const SPIN_ITERS: u32 = 200;
+
+/// A one-thread kernel that sleeps about 200 µs (`bench/cuda/spin.cu`). Launched just before
+/// the start event, it keeps the stream busy while the host prepares the timed launch, so
+/// the start event is reached only when the timed kernel is already queued behind it: the
+/// events then measure the kernel, not the host's launch cost (bench/SPEC.md, "Timing").
+pub struct Guard {
+    spin: CudaFunction,
+    stream: Arc<CudaStream>,
+}
+
+impl Guard {
+    /// Compiles the guard with the GPU host's nvcc for `arch`, for use on `stream`.
+    pub fn new(stream: &Stream, arch: &str) -> Result<Guard, String> {
+        let spin = nvcc::compile(
+            stream.device().cuda_context().expect("the bench runs on a GPU"),
+            "spin",
+            include_str!("../cuda/spin.cu"),
+            arch,
+            &["spin"],
+        )?
+        .remove(0);
+        Ok(Guard {
+            spin,
+            stream: stream.cuda_stream().expect("the bench runs on a GPU").clone(),
+        })
+    }
+
+    fn launch(&self) -> cuprum::Result<()> {
+        let cfg = CudaConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = self.stream.launch_builder(&self.spin);
+        b.arg(&SPIN_ITERS);
+        unsafe { b.launch(cfg) }.map_err(|source| Error::Driver {
+            op: "launching the timing guard",
+            source,
+        })?;
+        Ok(())
+    }
+}
+
+/// Milliseconds the device spent on the work `f` enqueues: the guard, then events around `f`.
 pub fn device_ms(
     stream: &Stream,
+    guard: &Guard,
     mut f: impl FnMut() -> cuprum::Result<()>,
 ) -> cuprum::Result<f64> {
+    guard.launch()?;
     let start = stream.record_event()?;
     f()?;
     let end = stream.record_event()?;
