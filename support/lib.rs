@@ -91,3 +91,32 @@ pub fn ulps_f32(a: f32, b: f32) -> u64 {
     };
     key(a).abs_diff(key(b))
 }
+
+/// `main` of an example: runs `run` on `Device::default()` (the simulator without a GPU) and
+/// turns its verdict into the exit code (non-zero when the result is wrong or an error occurs).
+pub fn example_main(
+    name: &str,
+    run: impl FnOnce(&Device) -> Result<Result<String, String>, Error>,
+) -> std::process::ExitCode {
+    let outcome = device().and_then(|dev| run(&dev).map(|r| (dev, r)));
+    match outcome {
+        Ok((dev, Ok(summary))) => {
+            println!("{name}: OK on {}: {summary}", dev.name());
+            std::process::ExitCode::SUCCESS
+        }
+        Ok((dev, Err(wrong))) => {
+            eprintln!("{name}: WRONG RESULT on {}: {wrong}", dev.name());
+            std::process::ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("{name}: error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Fresh random `u32`s.
+pub fn random_u32(n: usize) -> Vec<u32> {
+    let mut rng = fastrand::Rng::new();
+    (0..n).map(|_| rng.u32(..)).collect()
+}

@@ -19,6 +19,41 @@ macro_rules! examples {
 
 examples! {
     saxpy = "../examples/saxpy.rs": saxpy;
+    reduce_sum = "../examples/reduce_sum.rs": reduce_sum;
+    histogram = "../examples/histogram.rs": histogram;
+    transpose = "../examples/transpose.rs": transpose;
+    matmul = "../examples/matmul.rs": sgemm;
+    block_scan = "../examples/block_scan.rs": block_scan;
+    softmax = "../examples/softmax.rs": softmax;
+    jacobi = "../examples/jacobi.rs": jacobi;
+    black_scholes = "../examples/black_scholes.rs": black_scholes;
+}
+
+/// Every example's `run` on the simulator: each must compute the right answer without a GPU.
+#[test]
+fn every_example_runs_on_the_simulator() {
+    let dev = cuprum::Device::simulator();
+    let runs: Vec<(
+        &str,
+        fn(&cuprum::Device) -> cuprum::Result<Result<String, String>>,
+    )> = vec![
+        ("saxpy", saxpy::run),
+        ("reduce_sum", reduce_sum::run),
+        ("histogram", histogram::run),
+        ("transpose", transpose::run),
+        ("matmul", matmul::run),
+        ("block_scan", block_scan::run),
+        ("softmax", softmax::run),
+        ("jacobi", jacobi::run),
+        ("black_scholes", black_scholes::run),
+    ];
+    for (name, run) in runs {
+        match run(&dev) {
+            Ok(Ok(summary)) => eprintln!("{name}: {summary}"),
+            Ok(Err(wrong)) => panic!("{name}: wrong result: {wrong}"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
 }
 
 #[test]

@@ -55,7 +55,10 @@ pub fn throughput(
     let dy0 = stream.to_device(&y).map_err(err)?;
     let mut dy = stream.to_device(&y).map_err(err)?;
     let funcs = nvcc::compile(
-        stream.device().cuda_context().expect("the bench runs on a GPU"),
+        stream
+            .device()
+            .cuda_context()
+            .expect("the bench runs on a GPU"),
         "saxpy",
         include_str!("../cuda/saxpy.cu"),
         arch,
@@ -69,7 +72,10 @@ pub fn throughput(
         block_dim: (BLOCK, 1, 1),
         shared_mem_bytes: 0,
     };
-    let cuda = stream.cuda_stream().expect("the bench runs on a GPU").clone();
+    let cuda = stream
+        .cuda_stream()
+        .expect("the bench runs on a GPU")
+        .clone();
     let n64 = n as u64;
 
     let run_nvcc = |dy: &mut DeviceBuffer<f32>| -> cuprum::Result<()> {
@@ -87,8 +93,11 @@ pub fn throughput(
     };
     // y is updated in place: every contender starts each run from the same y (SPEC.md).
     let restore = |dy: &mut DeviceBuffer<f32>| -> Result<(), String> {
-        cuda.memcpy_dtod(dy0.cuda_slice().expect("GPU buffer"), dy.cuda_slice_mut().expect("GPU buffer"))
-            .map_err(|e| format!("restoring y: {e}"))
+        cuda.memcpy_dtod(
+            dy0.cuda_slice().expect("GPU buffer"),
+            dy.cuda_slice_mut().expect("GPU buffer"),
+        )
+        .map_err(|e| format!("restoring y: {e}"))
     };
 
     // Correctness first: all three on the same input, compared with each other and the CPU.
@@ -187,14 +196,21 @@ pub fn launch_cost(
     let mut dy = stream.to_device(&random(n, &mut rng)).map_err(err)?;
     let a = 1.0001f32;
     let cfg = LaunchConfig::new(4, 256);
-    let ctx = stream.device().cuda_context().expect("the bench runs on a GPU").clone();
+    let ctx = stream
+        .device()
+        .cuda_context()
+        .expect("the bench runs on a GPU")
+        .clone();
     let module = ctx
         .load_module(cudarc::nvrtc::Ptx::from_src(saxpy_unchecked::PTX))
         .map_err(|e| e.to_string())?;
     let f = module
         .load_function(saxpy_unchecked::NAME)
         .map_err(|e| e.to_string())?;
-    let cuda = stream.cuda_stream().expect("the bench runs on a GPU").clone();
+    let cuda = stream
+        .cuda_stream()
+        .expect("the bench runs on a GPU")
+        .clone();
     let cuda_cfg = CudaConfig {
         grid_dim: (4, 1, 1),
         block_dim: (256, 1, 1),

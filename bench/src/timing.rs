@@ -24,7 +24,10 @@ impl Guard {
     /// Compiles the guard with the GPU host's nvcc for `arch`, for use on `stream`.
     pub fn new(stream: &Stream, arch: &str) -> Result<Guard, String> {
         let spin = nvcc::compile(
-            stream.device().cuda_context().expect("the bench runs on a GPU"),
+            stream
+                .device()
+                .cuda_context()
+                .expect("the bench runs on a GPU"),
             "spin",
             include_str!("../cuda/spin.cu"),
             arch,
@@ -33,7 +36,10 @@ impl Guard {
         .remove(0);
         Ok(Guard {
             spin,
-            stream: stream.cuda_stream().expect("the bench runs on a GPU").clone(),
+            stream: stream
+                .cuda_stream()
+                .expect("the bench runs on a GPU")
+                .clone(),
         })
     }
 

@@ -286,7 +286,12 @@ impl<T: SimScalar> SimSliceMut<T> {
     }
 
     /// The address of a checked element, for atomics.
-    pub fn element_ptr(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimElement<T>, Stop> {
+    pub fn element_ptr(
+        &self,
+        t: &Thread,
+        index: usize,
+        loc: &'static Loc,
+    ) -> Result<SimElement<T>, Stop> {
         if index >= self.0.len {
             return Err(out_of_bounds(t, index, self.0.len, loc));
         }
@@ -334,7 +339,12 @@ impl<T: SimScalar> SharedArray<T> {
     }
 
     /// The address of a checked element, for atomics.
-    pub fn element_ptr(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimElement<T>, Stop> {
+    pub fn element_ptr(
+        &self,
+        t: &Thread,
+        index: usize,
+        loc: &'static Loc,
+    ) -> Result<SimElement<T>, Stop> {
         self.0.element_ptr(t, index, loc)
     }
 }

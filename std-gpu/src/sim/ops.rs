@@ -9,7 +9,6 @@ use super::thread::Thread;
 use super::warp::WarpOpKind;
 use super::{Loc, Stop};
 
-
 /// A warp operation on a value of any scalar type.
 #[inline]
 pub fn warp_value<T: SimScalar>(
