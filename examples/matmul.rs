@@ -76,7 +76,7 @@ pub fn check(
             .map(|p| a[i * k + p] as f64 * b[p * n + j] as f64)
             .sum();
         let rel = ((c[idx] as f64 - want) / want).abs();
-        if !(rel <= 1e-3) {
+        if rel.is_nan() || rel > 1e-3 {
             return Err(format!(
                 "C[{i}][{j}] = {}, expected {want} (relative error {rel:.1e})",
                 c[idx]

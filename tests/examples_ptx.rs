@@ -29,14 +29,14 @@ examples! {
     black_scholes = "../examples/black_scholes.rs": black_scholes;
 }
 
+/// An example's `run`: its verdict on a device.
+type ExampleRun = fn(&cuprum::Device) -> cuprum::Result<Result<String, String>>;
+
 /// Every example's `run` on the simulator: each must compute the right answer without a GPU.
 #[test]
 fn every_example_runs_on_the_simulator() {
     let dev = cuprum::Device::simulator();
-    let runs: Vec<(
-        &str,
-        fn(&cuprum::Device) -> cuprum::Result<Result<String, String>>,
-    )> = vec![
+    let runs: Vec<(&str, ExampleRun)> = vec![
         ("saxpy", saxpy::run),
         ("reduce_sum", reduce_sum::run),
         ("histogram", histogram::run),

@@ -301,7 +301,7 @@ fn emit_impl(
         // The kernel did not compile: the errors above say why. Keep the type and its
         // signature so that code using it reports nothing more.
         return quote! {
-            #[allow(dead_code, unused_variables)]
+            #[allow(dead_code, unused_variables, clippy::too_many_arguments, clippy::type_complexity)]
             impl #self_ty {
                 /// The PTX of this kernel (empty: it did not compile).
                 #vis const PTX: &'static str = "";
@@ -371,8 +371,9 @@ fn emit_impl(
         .map(|b| b as usize);
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
     quote! {
-        // A kernel that is only launched has unread constants; that is not worth a warning.
-        #[allow(dead_code)]
+        // A kernel that is only launched has unread constants, and `launch` takes the kernel's
+        // parameters after the stream and configuration: neither is worth a warning.
+        #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]
         impl #self_ty {
             #[doc = #ptx_doc]
             #vis const PTX: &'static str = #ptx;
