@@ -5,22 +5,9 @@
 use cuprum::prelude::*;
 use cuprum_testkit::{device, random_f32};
 
-/// Writes `out[i + shift]` without checking: out of range for the last `shift` threads.
-#[kernel]
-pub fn shifted_copy(out: &mut [f32], x: &[f32], shift: usize) {
-    let i = gpu::global_id_x();
-    if i < x.len() {
-        out[i + shift] = x[i];
-    }
-}
-
-#[kernel]
-pub fn divide(out: &mut [i32], num: &[i32], den: &[i32]) {
-    let i = gpu::global_id_x();
-    if i < out.len() {
-        out[i] = num[i] / den[i];
-    }
-}
+#[path = "kernels/checks.rs"]
+mod kernels;
+use kernels::*;
 
 #[test]
 fn out_of_bounds_write_is_reported_and_nothing_is_corrupted() -> cuprum::Result<()> {
@@ -40,8 +27,8 @@ fn out_of_bounds_write_is_reported_and_nothing_is_corrupted() -> cuprum::Result<
         panic!("expected a kernel panic, got {result:?}")
     };
     assert_eq!(p.kernel, "shifted_copy");
-    assert!(p.file.ends_with("gpu_checks.rs"), "{p}");
-    let line = include_str!("gpu_checks.rs")
+    assert!(p.file.ends_with("checks.rs"), "{p}");
+    let line = include_str!("kernels/checks.rs")
         .lines()
         .position(|l| l.contains("out[i + shift] = x[i]"))
         .unwrap()

@@ -3,21 +3,9 @@
 use cuprum::prelude::*;
 use cuprum_testkit::device;
 
-/// Block-level histogram in shared memory, merged into global bins with atomics.
-#[kernel]
-pub fn histogram(bins: &mut [u32], data: &[u32]) {
-    let s = gpu::shared_array::<u32, 256>();
-    let t = gpu::thread_idx().x as usize;
-    s[t] = 0;
-    gpu::sync_threads();
-    for i in (gpu::global_id_x()..data.len()).step_by(gpu::grid_stride_x()) {
-        gpu::atomic_add(&mut s[(data[i] & 255) as usize], 1);
-    }
-    gpu::sync_threads();
-    if s[t] != 0 {
-        gpu::atomic_add(&mut bins[t], s[t]);
-    }
-}
+#[path = "kernels/shared.rs"]
+mod kernels;
+use kernels::*;
 
 fn rng() -> fastrand::Rng {
     fastrand::Rng::new()
@@ -41,27 +29,6 @@ fn shared_histogram_counts_exactly() -> cuprum::Result<()> {
     Ok(())
 }
 
-/// 32×33 tiled transpose through a 2-D shared array.
-#[kernel]
-pub fn transpose(out: &mut [f32], inp: &[f32], rows: u32, cols: u32) {
-    let tile = gpu::shared_array_2d::<f32, 32, 33>();
-    let (bx, by) = (gpu::block_idx().x * 32, gpu::block_idx().y * 32);
-    let (tx, ty) = (gpu::thread_idx().x, gpu::thread_idx().y);
-    for k in (0..32).step_by(8) {
-        let (r, c) = (by + ty + k, bx + tx);
-        if r < rows && c < cols {
-            tile[(ty + k) as usize][tx as usize] = inp[(r * cols + c) as usize];
-        }
-    }
-    gpu::sync_threads();
-    for k in (0..32).step_by(8) {
-        let (r, c) = (bx + ty + k, by + tx);
-        if r < cols && c < rows {
-            out[(r * rows + c) as usize] = tile[tx as usize][(ty + k) as usize];
-        }
-    }
-}
-
 #[test]
 fn transpose_through_a_2d_tile() -> cuprum::Result<()> {
     let dev = device()?;
@@ -82,32 +49,6 @@ fn transpose_through_a_2d_tile() -> cuprum::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Block-wide inclusive scan (Hillis–Steele) in dynamic shared memory sized by the launch.
-#[kernel]
-pub fn block_scan(out: &mut [i64], x: &[i64]) {
-    let s = gpu::dynamic_shared::<i64>();
-    let t = gpu::thread_idx().x as usize;
-    let n = gpu::block_dim().x as usize;
-    let base = gpu::block_idx().x as usize * n;
-    let i = base + t;
-    s[t] = if i < x.len() { x[i] } else { 0 };
-    gpu::sync_threads();
-    let mut offset = 1;
-    while offset < n {
-        let add = if t >= offset { s[t - offset] } else { 0 };
-        gpu::sync_threads();
-        s[t] += add;
-        gpu::sync_threads();
-        offset *= 2;
-    }
-    if i < out.len() {
-        out[i] = s[t];
-    }
-    if t == 0 && s.len() != n {
-        out[i] = -1; // the dynamic array's length is the launch's bytes / 8
-    }
 }
 
 #[test]

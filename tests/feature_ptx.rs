@@ -1,0 +1,163 @@
+//! The PTX of the kernels that exercise each language feature (`tests/kernels/*.rs`): an insta
+//! snapshot each, and `ptxas` must accept each for sm_90. Large libdevice-heavy kernels are
+//! snapshotted as their instruction mix (see `shape`), which is what a reviewer can read.
+
+#[path = "kernels/atomics.rs"]
+mod atomics;
+#[path = "kernels/checks.rs"]
+mod checks;
+#[path = "kernels/device_fns.rs"]
+mod device_fns;
+#[path = "kernels/math.rs"]
+mod math;
+#[path = "kernels/options.rs"]
+mod options;
+#[path = "kernels/shared.rs"]
+mod shared;
+#[path = "kernels/sync.rs"]
+mod sync;
+#[path = "kernels/warp.rs"]
+mod warp;
+
+/// (snapshot name, PTX entry, PTX) of every feature kernel.
+fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
+    macro_rules! k {
+        ($($m:ident :: $k:ident $(<$t:ty>)?),* $(,)?) => {
+            vec![$((concat!(stringify!($m), "__", stringify!($k) $(, "_", stringify!($t))?), $m::$k $(::<$t>)?::NAME, $m::$k $(::<$t>)?::PTX)),*]
+        };
+    }
+    k![
+        atomics::atomics_i32,
+        atomics::atomics_u32,
+        atomics::atomics_i64,
+        atomics::atomics_u64,
+        atomics::atomics_f32,
+        atomics::atomics_f64,
+        atomics::shared_atomics,
+        checks::shifted_copy,
+        checks::divide,
+        device_fns::uses_devices,
+        device_fns::scale<f32>,
+        device_fns::scale<f64>,
+        device_fns::generic_devices,
+        math::math_f32,
+        math::math_f64,
+        math::imath_u32,
+        math::imath_i64,
+        math::imath_u8,
+        math::clocks,
+        options::bounded,
+        options::fast,
+        options::precise,
+        options::unchecked_copy,
+        options::fences,
+        shared::histogram,
+        shared::transpose,
+        shared::block_scan,
+        sync::rotate_in_block,
+        warp::shfl_i32,
+        warp::shfl_u32,
+        warp::shfl_i64,
+        warp::shfl_u64,
+        warp::shfl_f32,
+        warp::shfl_f64,
+        warp::warp_sum,
+        warp::votes,
+    ]
+}
+
+/// Kernels longer than this are snapshotted by their instruction mix rather than their text.
+const MAX_LINES: usize = 400;
+
+/// The instruction mix of a PTX text: each opcode (with its type suffixes) and how often it
+/// appears, sorted.
+fn shape(ptx: &str) -> String {
+    let mut counts = std::collections::BTreeMap::new();
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        let t = t
+            .strip_prefix('@')
+            .map(|p| p.split_once(' ').map_or("", |x| x.1))
+            .unwrap_or(t);
+        let op = t
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .next()
+            .unwrap_or("");
+        if op.is_empty()
+            || op.starts_with("//")
+            || op.starts_with('$')
+            || op.starts_with('.')
+            || op.starts_with('{')
+            || op.starts_with('}')
+            || op.starts_with(')')
+            || op.starts_with('(')
+        {
+            continue;
+        }
+        *counts.entry(op.to_string()).or_insert(0usize) += 1;
+    }
+    let header: Vec<&str> = ptx
+        .lines()
+        .filter(|l| l.starts_with(".version") || l.starts_with(".target") || l.contains(".entry"))
+        .collect();
+    let mut out = header.join("\n");
+    out.push_str(&format!(
+        "\n// {} lines; instruction mix:\n",
+        ptx.lines().count()
+    ));
+    for (op, n) in counts {
+        out.push_str(&format!("{n:6} {op}\n"));
+    }
+    out
+}
+
+#[test]
+fn feature_ptx_snapshots() {
+    for (name, _, ptx) in kernels() {
+        if ptx.lines().count() <= MAX_LINES {
+            insta::assert_snapshot!(name, ptx);
+        } else {
+            insta::assert_snapshot!(name, shape(ptx));
+        }
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_feature_kernel() {
+    if cuprum::inspect::find_ptxas().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
+        );
+        eprintln!("skipped: ptxas not found");
+        return;
+    }
+    for (name, entry, ptx) in kernels() {
+        let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let k = r
+            .iter()
+            .find(|r| r.kernel == entry)
+            .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
+        assert_eq!(
+            (k.spill_stores, k.spill_loads),
+            (0, 0),
+            "{name} spills: {k:?}"
+        );
+    }
+}
+
+#[test]
+fn shared_memory_kernels_use_the_shared_space() {
+    for (name, _, ptx) in kernels() {
+        if ptx.contains(".shared .align") || ptx.contains(".extern .shared") {
+            assert!(
+                ptx.contains("ld.shared")
+                    || ptx.contains("st.shared")
+                    || ptx.contains("atom.shared"),
+                "{name} declares shared memory but never addresses it as .shared"
+            );
+        }
+    }
+    assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
+    assert!(shared::histogram::PTX.contains("atom.shared.add.u32"));
+}
