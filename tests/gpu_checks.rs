@@ -115,3 +115,117 @@ fn invalid_launch_configurations_are_errors_before_launch() -> cuprum::Result<()
     launch!(shifted_copy<<<0, 32, stream>>>(&mut out, &x, 0))?;
     stream.synchronize()
 }
+
+/// The panic of `result`, or a test failure.
+fn expect_panic(result: cuprum::Result<()>, kernel: &str) -> Box<cuprum::KernelPanic> {
+    match result {
+        Err(Error::KernelPanic(p)) => {
+            assert_eq!(p.kernel, kernel, "{p}");
+            p
+        }
+        other => panic!("expected a panic of {kernel}, got {other:?}"),
+    }
+}
+
+fn line_of(needle: &str) -> u32 {
+    include_str!("kernels/checks.rs")
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in kernels/checks.rs")) as u32
+        + 1
+}
+
+#[test]
+fn a_loop_running_off_the_end_stops_with_the_first_index_past_it() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let n = 200;
+    let x = random_f32(n, 0.5, 1.5);
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.alloc_zeros::<f32>(4)?;
+    let r = launch!(run_off_the_end<<<1, 32, stream>>>(&mut out, &dx))
+        .and_then(|()| stream.synchronize());
+    let p = expect_panic(r, "run_off_the_end");
+    assert_eq!(p.line, line_of("while x[i] > 0.0"), "{p}");
+    assert!(p.thread.x < 4, "{p}");
+    assert!(
+        p.message
+            .contains(&format!("the len is {n} but the index is {n}")),
+        "{p}"
+    );
+    Ok(())
+}
+
+#[test]
+fn an_index_past_the_end_in_a_grid_stride_loop_is_reported() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let mut rng = fastrand::Rng::new();
+    let n = 5000 + rng.usize(0..1000);
+    let x = random_f32(n, -1.0, 1.0);
+    let dx = stream.to_device(&x)?;
+    let (blocks, threads) = (4u32, 64u32);
+    let stride = (blocks * threads) as usize;
+    // The thread that reads x[n - 1] on its last turn reads x[n] instead.
+    let bad = (n - 1) % stride;
+    let mut out = stream.alloc_zeros::<f32>(stride)?;
+    let r = launch!(strided_off_by_one<<<blocks, threads, stream>>>(&mut out, &dx, bad))
+        .and_then(|()| stream.synchronize());
+    let p = expect_panic(r, "strided_off_by_one");
+    assert_eq!(p.line, line_of("x[i + extra]"), "{p}");
+    assert_eq!(
+        p.block.x as usize * threads as usize + p.thread.x as usize,
+        bad,
+        "{p}"
+    );
+    assert!(
+        p.message
+            .contains(&format!("the len is {n} but the index is {n}")),
+        "{p}"
+    );
+    // Without the bad thread the same kernel computes every thread's strided sum.
+    launch!(strided_off_by_one<<<blocks, threads, stream>>>(&mut out, &dx, usize::MAX))?;
+    let got = stream.to_host(&out)?;
+    for t in 0..stride {
+        let want: f64 = (t..n).step_by(stride).map(|i| x[i] as f64).sum();
+        assert!(
+            (got[t] as f64 - want).abs() < 1e-4,
+            "thread {t}: {} vs {want}",
+            got[t]
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn shared_and_local_arrays_are_checked() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let bad = fastrand::u32(0..64);
+    let mut out = stream.alloc_zeros::<u32>(64)?;
+    for (shared, len) in [(true, 64), (false, 4)] {
+        let r = launch!(small_arrays<<<1, 64, stream>>>(&mut out, bad, shared))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "small_arrays");
+        let (needle, index) = if shared {
+            ("s[k as usize] = t", 64)
+        } else {
+            ("local[(k % 4 + k / 64 * 4) as usize] = t", 4)
+        };
+        assert_eq!(p.line, line_of(needle), "{p}");
+        assert_eq!(p.thread.x, bad, "{p}");
+        assert!(
+            p.message
+                .contains(&format!("the len is {len} but the index is {index}")),
+            "{p}"
+        );
+    }
+    // In range, every thread reads back its own index.
+    launch!(small_arrays<<<1, 64, stream>>>(&mut out, 99, true))?;
+    let got = stream.to_host(&out)?;
+    assert!(
+        got.iter().enumerate().all(|(t, &v)| v == t as u32),
+        "{got:?}"
+    );
+    Ok(())
+}

@@ -5,11 +5,16 @@
 //! `bench/SPEC.md`.
 //!
 //! `bench [ROUNDS]`: rounds of interleaved timing per kernel (default 30).
+//! `bench --ptx DIR`: writes every suite kernel's PTX to `DIR/<kernel>.ptx` (for ptxas -v and
+//! SASS comparisons, bench/NOTES.md) and exits; needs no GPU.
 //! `bench --cold`: the child that the cold-start measurement spawns (one saxpy, then exits).
 
+mod cases;
+mod kernels;
 mod numba;
 mod nvcc;
 mod saxpy;
+mod suite;
 mod timing;
 
 use std::process::ExitCode;
@@ -53,6 +58,49 @@ fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "—".into(), |r| format!("{r:.3}"))
 }
 
+/// The eight kernels after saxpy (bench/SPEC.md), each on its own: one that fails is
+/// reported and the rest still run. Returns the rows (throughput, then one first-launch row
+/// per kernel) and whether any kernel failed.
+fn suite_rows(
+    dev: &Device,
+    arch: &str,
+    rounds: usize,
+    mut numba: Option<&mut numba::Numba>,
+) -> Result<(Vec<Row>, bool), String> {
+    let stream = dev.default_stream();
+    let guard = timing::Guard::new(&stream, arch)?;
+    let ctx = suite::Ctx {
+        stream: &stream,
+        guard: &guard,
+        arch,
+        rounds,
+    };
+    let (mut rows, mut first, mut failed) = (Vec::new(), Vec::new(), false);
+    for (name, case) in cases::CASES {
+        let t = std::time::Instant::now();
+        match case(&ctx, numba.as_deref_mut()) {
+            Ok(m) => {
+                rows.extend(m.rows);
+                first.push(Row::new(
+                    name,
+                    "Cuprum first launch",
+                    m.first_launch_ms,
+                    "ms",
+                    None,
+                    None,
+                ));
+            }
+            Err(e) => {
+                eprintln!("bench {name}: FAILED: {e}");
+                failed = true;
+            }
+        }
+        eprintln!("bench {name}: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    rows.extend(first);
+    Ok((rows, failed))
+}
+
 fn main() -> ExitCode {
     let arg = std::env::args().nth(1);
     if arg.as_deref() == Some("--cold") {
@@ -60,6 +108,16 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("bench --cold: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if arg.as_deref() == Some("--ptx") {
+        let dir = std::env::args().nth(2).unwrap_or_else(|| ".".into());
+        return match kernels::write_ptx(std::path::Path::new(&dir)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench --ptx: {e}");
                 ExitCode::FAILURE
             }
         };
@@ -93,22 +151,44 @@ fn main() -> ExitCode {
         }
     };
     let mut rows = Vec::new();
-    let mut collect = |name: &str, result: Result<Vec<Row>, String>| match result {
+    let collect = |rows: &mut Vec<Row>,
+                   failed: &mut bool,
+                   name: &str,
+                   result: Result<Vec<Row>, String>| match result {
         Ok(r) => rows.extend(r),
         Err(e) => {
             eprintln!("bench {name}: FAILED: {e}");
-            failed = true;
+            *failed = true;
         }
     };
     collect(
+        &mut rows,
+        &mut failed,
         "saxpy",
         saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
     );
+    match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
+        Ok((r, failures)) => {
+            rows.extend(r);
+            failed |= failures;
+        }
+        Err(e) => {
+            eprintln!("bench suite: FAILED: {e}");
+            failed = true;
+        }
+    }
     collect(
+        &mut rows,
+        &mut failed,
         "launch cost",
         saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
     );
-    collect("cold start", saxpy::cold_start(3, numba.is_some()));
+    collect(
+        &mut rows,
+        &mut failed,
+        "cold start",
+        saxpy::cold_start(3, numba.is_some()),
+    );
     if let Some(n) = numba {
         if let Err(e) = n.quit() {
             eprintln!("bench: {e}");

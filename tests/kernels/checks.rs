@@ -20,3 +20,55 @@ pub fn divide(out: &mut [i32], num: &[i32], den: &[i32]) {
         out[i] = num[i] / den[i];
     }
 }
+
+/// Sums `x` from `x[start + i]` on while it stays positive: with `x` all positive, every
+/// thread runs off the end of `x`. The condition's out-of-range read must stop the kernel
+/// (on the GPU it reads the slice's zero sink, which ends the loop; the panic is raised where
+/// the thread stops).
+#[kernel]
+pub fn run_off_the_end(out: &mut [f32], x: &[f32]) {
+    let t = gpu::global_id_x();
+    if t < out.len() {
+        let mut i = t;
+        let mut s = 0.0f32;
+        while x[i] > 0.0 {
+            s += x[i];
+            i += 1;
+        }
+        out[t] = s;
+    }
+}
+
+/// A grid-stride loop whose last turn reads one element past `x` in one thread only.
+#[kernel]
+pub fn strided_off_by_one(out: &mut [f32], x: &[f32], bad_thread: usize) {
+    let t = gpu::global_id_x();
+    let extra = if t == bad_thread { 1 } else { 0 };
+    let mut s = 0.0f32;
+    for i in (t..x.len()).step_by(gpu::grid_stride_x()) {
+        s += if i + gpu::grid_stride_x() >= x.len() {
+            x[i + extra]
+        } else {
+            x[i]
+        };
+    }
+    if t < out.len() {
+        out[t] = s;
+    }
+}
+
+/// Shared and local arrays indexed past their ends by thread `bad_thread`.
+#[kernel]
+pub fn small_arrays(out: &mut [u32], bad_thread: u32, shared: bool) {
+    let s = gpu::shared_array::<u32, 64>();
+    let t = gpu::thread_idx().x;
+    let mut local = [0u32; 4];
+    let k = if t == bad_thread { 64 } else { t };
+    if shared {
+        s[k as usize] = t;
+    } else {
+        local[(k % 4 + k / 64 * 4) as usize] = t;
+    }
+    gpu::sync_threads();
+    out[t as usize] = s[t as usize] + local[(t % 4) as usize];
+}

@@ -215,6 +215,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 });
                 ok!(self.b.build_unconditional_branch(body_bb));
                 self.b.position_at_end(body_bb);
+                // A loop may run on values from a redirected access: stop before each turn.
+                self.flush_checks();
                 self.block(body);
                 if self.is_open() {
                     ok!(self.b.build_unconditional_branch(body_bb));
@@ -242,6 +244,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 });
                 ok!(self.b.build_unconditional_branch(cond_bb));
                 self.b.position_at_end(cond_bb);
+                self.flush_checks();
                 let c = self.expr(cond).expect("bool").into_int_value();
                 ok!(self.b.build_conditional_branch(c, body_bb, exit));
                 self.b.position_at_end(body_bb);
@@ -293,6 +296,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Return(value) => {
                 let v = value.as_ref().and_then(|v| self.expr(v));
+                self.flush_checks();
                 if self.is_open() {
                     match v {
                         Some(v) => ok!(self.b.build_return(Some(&v))),
@@ -396,6 +400,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
         })
     }
 
+    /// `for var in start..end` (or `..=end`), optionally `.step_by(step)`.
+    ///
+    /// A stepped loop is lowered as a counted loop: its last turn, `(end - start - 1) / step`
+    /// (`end - start` when inclusive), is computed once on entry, in 64 bits from the
+    /// unclamped step, so that LLVM knows the trip count and can unroll it (a grid-stride
+    /// loop then keeps several loads in flight). The body may assume `var < end` (`<=`), which
+    /// removes the bounds check of `x[var]` when `end` is `x.len()`.
     #[allow(clippy::too_many_arguments)]
     fn for_loop(
         &mut self,
@@ -414,33 +425,33 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let Some(ev) = self.expr(end) else { return };
         let (sv, ev) = (sv.into_int_value(), ev.into_int_value());
         let int_t = sv.get_type();
-        let step_v = step.map(|(st, site)| {
+        let i64t = self.ctx.i64_type();
+        let raw_step = step.map(|(st, site)| {
             let raw = self.expr(st).expect("usize").into_int_value();
-            if let Some(site) = site {
-                let zero = self.ctx.i64_type().const_zero();
-                let bad = ok!(self
-                    .b
-                    .build_int_compare(IntPredicate::EQ, raw, zero, "step_zero"));
-                self.check(bad, site, zero, zero);
-            }
-            // A step wider than the loop variable's range ends the loop after one iteration.
-            let width = int_t.get_bit_width();
-            if width < 64 {
-                let max = self
-                    .ctx
-                    .i64_type()
-                    .const_int(u64::MAX >> (64 - width), false);
-                let too_big =
-                    ok!(self
-                        .b
-                        .build_int_compare(IntPredicate::UGT, raw, max, "step_big"));
-                let clamped =
-                    ok!(self.b.build_select(too_big, max, raw, "step_clamped")).into_int_value();
-                ok!(self.b.build_int_truncate(clamped, int_t, "step"))
-            } else {
-                raw
+            let zero = i64t.const_zero();
+            match site {
+                Some(site) => {
+                    let bad =
+                        ok!(self
+                            .b
+                            .build_int_compare(IntPredicate::EQ, raw, zero, "step_zero"));
+                    self.check(bad, site, zero, zero);
+                    raw
+                }
+                // Unchecked (or a constant step): never divide by zero.
+                None if !raw.is_const() => {
+                    let one = i64t.const_int(1, false);
+                    let is_zero =
+                        ok!(self
+                            .b
+                            .build_int_compare(IntPredicate::EQ, raw, zero, "step_zero"));
+                    ok!(self.b.build_select(is_zero, one, raw, "step")).into_int_value()
+                }
+                None => raw,
             }
         });
+        // The bounds may come from a redirected access: report it before looping on them.
+        self.flush_checks();
         let signed = s.is_signed();
         let (lt, le) = if signed {
             (IntPredicate::SLT, IntPredicate::SLE)
@@ -464,9 +475,39 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ok!(self
                 .b
                 .build_int_compare(if inclusive { le } else { lt }, sv, ev, "for_enter"));
+        // Stepped: the turn counter and the last turn (meaningful only when entering).
+        let counted = raw_step.map(|st| {
+            let dist = ok!(self.b.build_int_sub(ev, sv, "dist"));
+            let mut dist = if int_t.get_bit_width() < 64 {
+                ok!(self.b.build_int_z_extend(dist, i64t, "dist64"))
+            } else {
+                dist
+            };
+            if !inclusive {
+                dist = ok!(self.b.build_int_sub(dist, i64t.const_int(1, false), "dist"));
+            }
+            let last = ok!(self.b.build_int_unsigned_div(dist, st, "last_turn"));
+            let k = self.alloca(&Ty::USIZE, "turn").expect("u64");
+            ok!(self.b.build_store(k, i64t.const_zero()));
+            let step = if int_t.get_bit_width() < 64 {
+                ok!(self.b.build_int_truncate(st, int_t, "step"))
+            } else {
+                st
+            };
+            (k, last, step)
+        });
         ok!(self.b.build_conditional_branch(enter, body_bb, exit));
 
         self.b.position_at_end(body_bb);
+        if counted.is_some() {
+            let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
+            let within =
+                ok!(self
+                    .b
+                    .build_int_compare(if inclusive { le } else { lt }, i, ev, "i_in_range"));
+            let assume = super::builtin::intrinsic(self.module, "llvm.assume", &[]);
+            ok!(self.b.build_call(assume, &[within.into()], ""));
+        }
         self.block(body);
         if self.is_open() {
             ok!(self.b.build_unconditional_branch(latch));
@@ -474,7 +515,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(latch);
         let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
-        let (next, go_on) = match step_v {
+        let (next, go_on) = match counted {
             None if !inclusive => {
                 let next = if signed {
                     ok!(self
@@ -495,16 +536,22 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let next = ok!(self.b.build_int_add(i, int_t.const_int(1, false), "i_next"));
                 (next, go)
             }
-            Some(st) => {
-                // The distance left, as an unsigned number: never overflows because i <= end.
-                let rest = ok!(self.b.build_int_sub(ev, i, "rest"));
-                let pred = if inclusive {
-                    IntPredicate::UGE
+            Some((k_slot, last, step)) => {
+                let k = ok!(self.b.build_load(i64t, k_slot, "turn")).into_int_value();
+                let go = ok!(self
+                    .b
+                    .build_int_compare(IntPredicate::NE, k, last, "for_cond"));
+                let k_next =
+                    ok!(self
+                        .b
+                        .build_int_nuw_add(k, i64t.const_int(1, false), "turn_next"));
+                ok!(self.b.build_store(k_slot, k_next));
+                // Another turn means i + step <= end: no wrap.
+                let next = if signed {
+                    ok!(self.b.build_int_nsw_add(i, step, "i_next"))
                 } else {
-                    IntPredicate::UGT
+                    ok!(self.b.build_int_nuw_add(i, step, "i_next"))
                 };
-                let go = ok!(self.b.build_int_compare(pred, rest, st, "for_cond"));
-                let next = ok!(self.b.build_int_add(i, st, "i_next"));
                 (next, go)
             }
         };
