@@ -215,8 +215,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 });
                 ok!(self.b.build_unconditional_branch(body_bb));
                 self.b.position_at_end(body_bb);
-                // A loop may run on values from a redirected access: stop before each turn.
-                self.flush_checks();
                 self.block(body);
                 if self.is_open() {
                     ok!(self.b.build_unconditional_branch(body_bb));
@@ -244,7 +242,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 });
                 ok!(self.b.build_unconditional_branch(cond_bb));
                 self.b.position_at_end(cond_bb);
-                self.flush_checks();
                 let c = self.expr(cond).expect("bool").into_int_value();
                 ok!(self.b.build_conditional_branch(c, body_bb, exit));
                 self.b.position_at_end(body_bb);
@@ -296,7 +293,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Return(value) => {
                 let v = value.as_ref().and_then(|v| self.expr(v));
-                self.flush_checks();
                 if self.is_open() {
                     match v {
                         Some(v) => ok!(self.b.build_return(Some(&v))),
@@ -450,8 +446,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 None => raw,
             }
         });
-        // The bounds may come from a redirected access: report it before looping on them.
-        self.flush_checks();
         let signed = s.is_signed();
         let (lt, le) = if signed {
             (IntPredicate::SLT, IntPredicate::SLE)

@@ -227,21 +227,7 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
     pub kernel_tag: u32,
-    /// The latest failed index check not yet reported (checked functions only): see
-    /// [`FnLower::check_access`].
-    pub pending: Option<Pending<'ctx>>,
-    /// The sink that out-of-bounds accesses of each slice local are redirected to.
-    pub sinks: Vec<Option<PointerValue<'ctx>>>,
     entry: BasicBlock<'ctx>,
-}
-
-/// A thread's latest failed index check, held in locals (registers after mem2reg) until the
-/// next point where it must stop: `site` is the check's site + 1, 0 while none failed.
-#[derive(Clone, Copy)]
-pub(crate) struct Pending<'ctx> {
-    pub site: PointerValue<'ctx>,
-    pub index: PointerValue<'ctx>,
-    pub len: PointerValue<'ctx>,
 }
 
 /// FNV-1a, 32 bits: the tag a kernel writes into its panic record.
@@ -506,8 +492,6 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             libdevice_uses: Vec::new(),
             panic_arg: None,
             kernel_tag: 0,
-            pending: None,
-            sinks: vec![None; ir.locals.len()],
             entry,
         }
     }
@@ -552,21 +536,9 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
         }
         if self.options.checked {
             self.panic_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());
-            let (i32t, i64t) = (self.ctx.i32_type(), self.ctx.i64_type());
-            let slot = |t: inkwell::types::IntType<'ctx>, name: &str| {
-                let p = ok!(self.b.build_alloca(t, name));
-                ok!(self.b.build_store(p, t.const_zero()));
-                p
-            };
-            self.pending = Some(Pending {
-                site: slot(i32t, "failed_site"),
-                index: slot(i64t, "failed_index"),
-                len: slot(i64t, "failed_len"),
-            });
         }
         let body = &self.ir.body;
         let value = self.block(body);
-        self.flush_checks();
         if self.is_open() {
             match value {
                 Some(v) if !kernel => ok!(self.b.build_return(Some(&v))),

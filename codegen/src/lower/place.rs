@@ -23,16 +23,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     unreachable!("a slice is only used through an index")
                 };
                 let idx = self.expr(index).expect("usize index").into_int_value();
-                let elem_t = super::memory_scalar_type(self.ctx, elem);
-                let mut p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
                 if let Some(site) = site {
                     let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                    if let Some(bad) = self.check_access(bad, *site, idx, len) {
-                        let sink = self.sink(place.base, ptr);
-                        p = ok!(self.b.build_select(bad, sink, p, "elem_or_sink"))
-                            .into_pointer_value();
-                    }
+                    self.check(bad, *site, idx, len);
                 }
+                let elem_t = super::memory_scalar_type(self.ctx, elem);
+                let p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
                 (p, Ty::Scalar(elem), rest)
             }
             Slot::Shared(global) => {
@@ -65,7 +61,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 (Proj::Index { index, site }, Ty::Array(elem, n)) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     let len = i64t.const_int(n, false);
-                    let idx = self.checked_array_index(idx, len, *site);
+                    if let Some(site) = site {
+                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                        self.check(bad, *site, idx, len);
+                    }
                     let arr_t = value_type(self.ctx, &ty).expect("arrays have storage");
                     ptr = unsafe {
                         ok!(self.b.build_in_bounds_gep(
@@ -80,7 +79,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 (Proj::Index { index, site }, Ty::Shared { elem, dims }) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     let len = i64t.const_int(dims[0], false);
-                    let idx = self.checked_array_index(idx, len, *site);
+                    if let Some(site) = site {
+                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+                        self.check(bad, *site, idx, len);
+                    }
                     let arr_t = shared_global_type(self.ctx, elem, &dims);
                     ptr = unsafe {
                         ok!(self.b.build_in_bounds_gep(
@@ -221,150 +223,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_int_unsigned_div(bytes, size, "dyn_len"))
     }
 
-    /// The index check of a fixed-size array (local or shared): an index out of bounds is
-    /// recorded (see [`FnLower::check_access`]) and replaced by 0, so the access stays inside
-    /// the array. Arrays of no elements keep the immediate check.
-    fn checked_array_index(
-        &mut self,
-        idx: IntValue<'ctx>,
-        len: IntValue<'ctx>,
-        site: Option<u32>,
-    ) -> IntValue<'ctx> {
-        let Some(site) = site else { return idx };
-        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-        if len.get_zero_extended_constant() == Some(0) {
-            self.check(bad, site, idx, len);
-            return idx;
-        }
-        match self.check_access(bad, site, idx, len) {
-            Some(bad) => {
-                let zero = idx.get_type().const_zero();
-                ok!(self.b.build_select(bad, zero, idx, "idx_or_0")).into_int_value()
-            }
-            None => idx,
-        }
-    }
-
-    /// A 16-byte global that the out-of-bounds accesses of slice local `local` go to, in the
-    /// address space of `like`. One per slice, so that the `noalias` facts about the slices
-    /// stay true; the sink of a read-only slice is `constant`, which keeps its loads on the
-    /// read-only data path (`ld.global.nc`).
-    fn sink(&mut self, local: usize, like: PointerValue<'ctx>) -> PointerValue<'ctx> {
-        if let Some(p) = self.sinks[local] {
-            return p;
-        }
-        let readonly = matches!(self.ir.locals[local].ty, Ty::Slice { mutable: false, .. });
-        let t = self.ctx.i8_type().array_type(16);
-        let name = format!("__cuprum_sink_{}", self.ir.locals[local].name);
-        let g = self
-            .module
-            .add_global(t, Some(inkwell::AddressSpace::from(super::GLOBAL)), &name);
-        g.set_linkage(inkwell::module::Linkage::Internal);
-        g.set_initializer(&t.const_zero());
-        g.set_constant(readonly);
-        g.set_alignment(16);
-        let mut p = g.as_pointer_value();
-        if p.get_type() != like.get_type() {
-            p = ok!(self.b.build_address_space_cast(p, like.get_type(), "sink"));
-        }
-        self.sinks[local] = Some(p);
-        p
-    }
-
-    /// Records a failed index check without leaving the straight-line path: the thread's latest
-    /// failure (site, index, length) is kept in registers and reported at the next
-    /// [`FnLower::flush_checks`] (the end of the function, a `return`, the top of a `while` or
-    /// `loop` turn, the entry of a `for` loop). Returns `bad` for the caller to redirect the
-    /// access to memory it owns (a slice's sink, element 0 of an array), or `None` in
-    /// unchecked code.
-    ///
-    /// This is what lets the loads of a checked kernel issue back to back: a branch to the
-    /// panic path before every access would keep each load from starting before the previous
-    /// check, serializing their latencies (bench/NOTES.md). No access ever leaves its buffer;
-    /// what a panicking thread writes before it stops is unspecified, as the rest of a
-    /// panicking launch's output already is.
-    pub(crate) fn check_access(
-        &mut self,
-        bad: IntValue<'ctx>,
-        site: u32,
-        index: IntValue<'ctx>,
-        len: IntValue<'ctx>,
-    ) -> Option<IntValue<'ctx>> {
-        let pending = self.pending?;
-        let (i32t, i64t) = (self.ctx.i32_type(), self.ctx.i64_type());
-        let widen = |v: IntValue<'ctx>| -> IntValue<'ctx> {
-            if v.get_type().get_bit_width() == 64 {
-                v
-            } else {
-                ok!(self.b.build_int_z_extend(v, i64t, "widen"))
-            }
-        };
-        let (index, len) = (widen(index), widen(len));
-        // Plain selects on `bad` (the latest failure wins): a check repeated on the same
-        // condition then folds into one, which a first-failure rule would not allow.
-        let keep = |this: &mut Self, slot: PointerValue<'ctx>, t, v: IntValue<'ctx>| {
-            let old = ok!(this.b.build_load(t, slot, "failed")).into_int_value();
-            let new = ok!(this.b.build_select(bad, v, old, "failed"));
-            ok!(this.b.build_store(slot, new));
-        };
-        keep(
-            self,
-            pending.site,
-            i32t,
-            i32t.const_int(site as u64 + 1, false),
-        );
-        keep(self, pending.index, i64t, index);
-        keep(self, pending.len, i64t, len);
-        Some(bad)
-    }
-
-    /// Stops the thread with its latest failed index check, if one failed since the last flush.
-    pub(crate) fn flush_checks(&mut self) {
-        let (Some(pending), Some(panic_fn), Some(record)) =
-            (self.pending, self.panic_fn, self.panic_arg)
-        else {
-            return;
-        };
-        if !self.is_open() {
-            return;
-        }
-        let (i32t, i64t) = (self.ctx.i32_type(), self.ctx.i64_type());
-        let site = ok!(self.b.build_load(i32t, pending.site, "failed_site")).into_int_value();
-        let failed =
-            ok!(self
-                .b
-                .build_int_compare(IntPredicate::NE, site, i32t.const_zero(), "failed"));
-        let fail = self.block_named("deferred_fail");
-        let pass = self.block_named("checks_ok");
-        let br = ok!(self.b.build_conditional_branch(failed, fail, pass));
-        self.cold_branch(br);
-        self.b.position_at_end(fail);
-        let site = ok!(self.b.build_int_sub(site, i32t.const_int(1, false), "site"));
-        let index = ok!(self.b.build_load(i64t, pending.index, "index"));
-        let len = ok!(self.b.build_load(i64t, pending.len, "len"));
-        let args = [
-            record.into(),
-            i32t.const_int(self.kernel_tag as u64, false).into(),
-            site.into(),
-            index.into(),
-            len.into(),
-        ];
-        ok!(self.b.build_call(panic_fn, &args, ""));
-        ok!(self.b.build_unreachable());
-        self.b.position_at_end(pass);
-    }
-
-    /// Marks the first successor of a conditional branch as all but never taken.
-    fn cold_branch(&self, br: inkwell::values::InstructionValue<'ctx>) {
-        let i32t = self.ctx.i32_type();
-        let weights = self.ctx.metadata_node(&[
-            self.ctx.metadata_string("branch_weights").into(),
-            i32t.const_int(1, false).into(),
-            i32t.const_int(1 << 20, false).into(),
-        ]);
-        let _ = br.set_metadata(weights, self.ctx.get_kind_id("prof"));
-    }
-
     /// Branches to the panic path when `bad` holds.
     pub(crate) fn check(
         &mut self,
@@ -379,8 +237,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let fail = self.block_named("check_fail");
         let pass = self.block_named("check_ok");
         let br = ok!(self.b.build_conditional_branch(bad, fail, pass));
-        self.cold_branch(br);
         let i32t = self.ctx.i32_type();
+        let weights = self.ctx.metadata_node(&[
+            self.ctx.metadata_string("branch_weights").into(),
+            i32t.const_int(1, false).into(),
+            i32t.const_int(1 << 20, false).into(),
+        ]);
+        let _ = br.set_metadata(weights, self.ctx.get_kind_id("prof"));
         self.b.position_at_end(fail);
         let i64t = self.ctx.i64_type();
         let widen = |v: IntValue<'ctx>| -> IntValue<'ctx> {
