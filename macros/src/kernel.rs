@@ -114,9 +114,12 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
                 .collect(),
             entry,
         };
-        match guard::run(&func.sig.ident, || {
+        let started = std::time::Instant::now();
+        let result = guard::run(&func.sig.ident, || {
             compile(&source, &options, &default_target)
-        }) {
+        });
+        record_build_time(&source.entry, started.elapsed());
+        match result {
             Ok(k) => compiled.push((types.clone(), Some(k))),
             Err(e) => {
                 errors.push(e);
@@ -420,5 +423,23 @@ fn emit_impl(
                 }
             }
         }
+    }
+}
+
+/// With `CUPRUM_BUILD_TIMES=<file>` set while building, appends `<kernel>\t<milliseconds>`
+/// for each kernel compiled (checking, lowering, LLVM's passes, PTX emission): the
+/// build-time figure of BENCHMARKS.md, measured by `bench/build_times.sh`. Never fails the
+/// build.
+fn record_build_time(entry: &str, elapsed: std::time::Duration) {
+    let Some(path) = std::env::var_os("CUPRUM_BUILD_TIMES") else {
+        return;
+    };
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{entry}\t{:.3}", elapsed.as_secs_f64() * 1e3);
     }
 }
