@@ -13,6 +13,7 @@ pub mod device;
 pub mod emit;
 pub mod ir;
 pub mod libdevice;
+pub mod libdevice_search;
 pub mod lower;
 pub mod options;
 pub mod sim;

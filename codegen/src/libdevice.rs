@@ -1,61 +1,50 @@
 //! libdevice, NVIDIA's bitcode library of math functions (`__nv_expf`, ...): where to find
 //! it and how it is linked into a kernel that calls it.
 //!
-//! Search order: `CUPRUM_LIBDEVICE` (a file), `$CUDA_HOME/nvvm/libdevice/libdevice.10.bc`,
-//! `/usr/local/cuda/nvvm/libdevice/libdevice.10.bc`, then the PyPI wheels
-//! `nvidia-cuda-nvcc-cu12` (`nvidia/cuda_nvcc/nvvm/libdevice/`) and `nvidia-nvvm` for CUDA 13
-//! (`nvidia/cu13/nvvm/libdevice/`) in python3's site-packages.
+//! Where it is searched: [`crate::libdevice_search`].
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
+use inkwell::values::BasicValue;
 
 /// The message when a kernel needs libdevice and it is not installed.
 pub const MISSING: &str = "this math function needs NVIDIA's libdevice (libdevice.10.bc), which was not found; install it with `pip install nvidia-cuda-nvcc-cu12` (scripts/setup.sh does), or set CUPRUM_LIBDEVICE to the file";
 
-const RELATIVE: &str = "nvvm/libdevice/libdevice.10.bc";
+static HINT: OnceLock<&'static str> = OnceLock::new();
 
-/// The path of libdevice, searched once per process.
+/// Where the caller's build script found libdevice (the macro crate's does): tried before the
+/// search, so that expanding kernels starts no python3 process. Ignored when
+/// `CUPRUM_LIBDEVICE` is set or the file is gone; only the first call counts.
+pub fn set_hint(path: &'static str) {
+    let _ = HINT.set(path);
+}
+
+/// The path of libdevice, found once per process.
 pub fn find() -> Option<PathBuf> {
     static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND.get_or_init(search).clone()
-}
-
-fn search() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CUPRUM_LIBDEVICE") {
-        return Some(PathBuf::from(p)).filter(|p| p.is_file());
-    }
-    let mut candidates = Vec::new();
-    if let Some(home) = std::env::var_os("CUDA_HOME") {
-        candidates.push(Path::new(&home).join(RELATIVE));
-    }
-    candidates.push(Path::new("/usr/local/cuda").join(RELATIVE));
-    for site in python_site_dirs() {
-        candidates.push(site.join("nvidia/cuda_nvcc").join(RELATIVE));
-        candidates.push(site.join("nvidia/cu13").join(RELATIVE));
-    }
-    candidates.into_iter().find(|p| p.is_file())
-}
-
-fn python_site_dirs() -> Vec<PathBuf> {
-    let script = "import site, sysconfig; print('\\n'.join([sysconfig.get_paths()['purelib']] + site.getsitepackages() + [site.getusersitepackages()]))";
-    match Command::new("python3").arg("-c").arg(script).output() {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(PathBuf::from)
-            .collect(),
-        _ => Vec::new(),
-    }
+    FOUND
+        .get_or_init(|| {
+            let env_set = std::env::var_os("CUPRUM_LIBDEVICE").is_some();
+            HINT.get()
+                .filter(|h| !env_set && !h.is_empty())
+                .map(PathBuf::from)
+                .filter(|p| p.is_file())
+                .or_else(crate::libdevice_search::search)
+        })
+        .clone()
 }
 
 /// Links libdevice into `module` and makes its functions internal, so that optimisation keeps
 /// only what the kernel calls (and inlines it).
 pub fn link<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, path: &Path) -> Result<(), String> {
-    let lib = Module::parse_bitcode_from_path(path, ctx)
-        .map_err(|e| format!("cannot read libdevice at {}: {e}", path.display()))?;
+    let bitcode = needed_bitcode(module, path)?;
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&bitcode, "libdevice");
+    let lib = Module::parse_bitcode_from_buffer(&buffer, ctx)
+        .map_err(|e| format!("cannot read the pruned libdevice: {e}"))?;
     lib.set_triple(&module.get_triple());
     lib.set_data_layout(&module.get_data_layout());
     module
@@ -69,4 +58,95 @@ pub fn link<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, path: &Path) -> Res
         f = func.get_next_function();
     }
     Ok(())
+}
+
+/// The part of libdevice that `module`'s declarations reach, as bitcode, made once per set of
+/// needed functions and thread (a proc macro expands a crate's kernels on one thread).
+/// Parsing libdevice (about 40 ms) is the cost of a new set; cloning a parsed module instead
+/// measured slower (80 to 250 ms).
+fn needed_bitcode(module: &Module, path: &Path) -> Result<Vec<u8>, String> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    thread_local! {
+        static CACHE: RefCell<HashMap<(PathBuf, Vec<Vec<u8>>), Vec<u8>>> =
+            RefCell::new(HashMap::new());
+    }
+    let key = (path.to_path_buf(), declared(module));
+    if let Some(bc) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok(bc);
+    }
+    let ctx = Context::create();
+    let lib = Module::parse_bitcode_from_path(path, &ctx)
+        .map_err(|e| format!("cannot read libdevice at {}: {e}", path.display()))?;
+    keep_only(&lib, &key.1);
+    let bc = lib.write_bitcode_to_memory().as_slice().to_vec();
+    CACHE.with(|c| c.borrow_mut().insert(key, bc.clone()));
+    Ok(bc)
+}
+
+/// The libdevice functions (`__nv_*`) that `module` declares, sorted.
+fn declared(module: &Module) -> Vec<Vec<u8>> {
+    let mut names = Vec::new();
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        if func.count_basic_blocks() == 0 && func.get_name().to_bytes().starts_with(b"__nv_") {
+            names.push(func.get_name().to_bytes().to_vec());
+        }
+        f = func.get_next_function();
+    }
+    names.sort();
+    names
+}
+
+/// Deletes from `lib` every function and global that the functions named in `needed` do not
+/// reach: libdevice has about 350 functions and a kernel calls a handful, and linking and
+/// optimising the rest cost most of a math kernel's build time.
+fn keep_only(lib: &Module, needed: &[Vec<u8>]) {
+    let mut f = lib.get_first_function();
+    while let Some(func) = f {
+        let name = func.get_name().to_bytes();
+        if func.count_basic_blocks() > 0 && !needed.iter().any(|n| n == name) {
+            func.set_linkage(Linkage::Internal);
+        }
+        f = func.get_next_function();
+    }
+    // Delete unreferenced internal functions and globals until none is left: deleting one can
+    // leave those it called unreferenced.
+    loop {
+        let mut dead = Vec::new();
+        let mut f = lib.get_first_function();
+        while let Some(func) = f {
+            if func.get_linkage() == Linkage::Internal
+                && func
+                    .as_global_value()
+                    .as_pointer_value()
+                    .get_first_use()
+                    .is_none()
+            {
+                dead.push(func);
+            }
+            f = func.get_next_function();
+        }
+        let mut dead_globals = Vec::new();
+        let mut g = lib.get_first_global();
+        while let Some(global) = g {
+            let private = matches!(global.get_linkage(), Linkage::Internal | Linkage::Private);
+            if private && global.as_pointer_value().get_first_use().is_none() {
+                dead_globals.push(global);
+            }
+            g = global.get_next_global();
+        }
+        if dead.is_empty() && dead_globals.is_empty() {
+            break;
+        }
+        for func in dead {
+            // SAFETY: the function has no uses left, and nothing else refers to it.
+            unsafe { func.delete() };
+        }
+        for global in dead_globals {
+            // SAFETY: as above, for a global with no uses.
+            unsafe { global.delete() };
+        }
+    }
 }

@@ -63,6 +63,7 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             ));
         }
     }
+    cuprum_codegen::libdevice::set_hint(env!("CUPRUM_BUILD_LIBDEVICE"));
     let default_target = match build_target() {
         Ok(t) => t,
         Err(e) => {
@@ -426,7 +427,7 @@ fn emit_impl(
     }
 }
 
-/// With `CUPRUM_BUILD_TIMES=<file>` set while building, appends `<kernel>\t<milliseconds>`
+/// With `CUPRUM_BUILD_TIMES=<file>` set while building, appends `<crate>::<kernel>\t<ms>`
 /// for each kernel compiled (checking, lowering, LLVM's passes, PTX emission): the
 /// build-time figure of BENCHMARKS.md, measured by `bench/build_times.sh`. Never fails the
 /// build.
@@ -440,6 +441,7 @@ fn record_build_time(entry: &str, elapsed: std::time::Duration) {
         .append(true)
         .open(path)
     {
-        let _ = writeln!(f, "{entry}\t{:.3}", elapsed.as_secs_f64() * 1e3);
+        let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+        let _ = writeln!(f, "{krate}::{entry}\t{:.3}", elapsed.as_secs_f64() * 1e3);
     }
 }
