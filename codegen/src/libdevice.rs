@@ -68,9 +68,10 @@ fn needed_bitcode(module: &Module, path: &Path) -> Result<Vec<u8>, String> {
     use std::cell::RefCell;
     use std::collections::HashMap;
 
+    /// (libdevice's path, the needed functions) -> the pruned bitcode.
+    type Pruned = HashMap<(PathBuf, Vec<Vec<u8>>), Vec<u8>>;
     thread_local! {
-        static CACHE: RefCell<HashMap<(PathBuf, Vec<Vec<u8>>), Vec<u8>>> =
-            RefCell::new(HashMap::new());
+        static CACHE: RefCell<Pruned> = RefCell::new(HashMap::new());
     }
     let key = (path.to_path_buf(), declared(module));
     if let Some(bc) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
