@@ -18,20 +18,11 @@ use crate::suite::{
 };
 use crate::Row;
 
-/// What every case reports: its timing rows and the host time of Cuprum's first launch.
-pub struct Measured {
-    /// The throughput rows (Cuprum, unchecked, nvcc, Numba).
-    pub rows: Vec<Row>,
-    /// Host milliseconds of the first call of the checked kernel's `launch` in this process:
-    /// the module load (the driver compiling the embedded PTX) plus enqueueing.
-    pub first_launch_ms: f64,
-}
-
 /// Writes the Numba driver's inputs for a case, given Cuprum's output.
 type NumbaDir<'a, R> = &'a dyn Fn(&R) -> Result<DataDir, String>;
 
 /// A case of the suite: builds, checks and times one kernel.
-type CaseFn = fn(&Ctx, Option<&mut Numba>) -> Result<Measured, String>;
+type CaseFn = fn(&Ctx, Option<&mut Numba>) -> Result<Vec<Row>, String>;
 
 fn err(e: cuprum::Error) -> String {
     e.to_string()
@@ -103,7 +94,7 @@ fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), St
     }
 }
 
-/// Checks the contenders, records Cuprum's first launch, sets Numba up, and times the case.
+/// Checks the contenders, sets Numba up, and times the case.
 fn finish<R>(
     ctx: &Ctx,
     mut case: Case,
@@ -111,17 +102,8 @@ fn finish<R>(
     read: &mut dyn FnMut() -> Result<R, String>,
     check: &dyn Fn(&R) -> Result<(), String>,
     numba: Option<(&mut Numba, NumbaDir<R>)>,
-) -> Result<Measured, String> {
-    let mut first_launch_ms = f64::NAN;
-    let mut launch = |who: Who| {
-        let t = std::time::Instant::now();
-        let r = (case.launch)(who);
-        if who == Who::Cuprum && first_launch_ms.is_nan() {
-            first_launch_ms = t.elapsed().as_secs_f64() * 1e3;
-        }
-        r
-    };
-    let cuprum_out = check_contenders(ctx, case.name, &mut launch, reset, read, check)?;
+) -> Result<Vec<Row>, String> {
+    let cuprum_out = check_contenders(ctx, case.name, &mut *case.launch, reset, read, check)?;
     let numba = match numba {
         Some((nb, dir)) => {
             nb.setup(case.name, &dir(&cuprum_out)?)?;
@@ -129,11 +111,7 @@ fn finish<R>(
         }
         None => None,
     };
-    let rows = measure(ctx, &mut case, numba)?;
-    Ok(Measured {
-        rows,
-        first_launch_ms,
-    })
+    measure(ctx, &mut case, numba)
 }
 
 /// The Numba half of `finish`'s arguments, when Numba runs.
@@ -145,7 +123,7 @@ fn with<'a, R>(
 }
 
 /// reduce_sum: 2^26 f32 in [0, 1), one atomic per block into `out[0]`.
-pub fn reduce_sum_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn reduce_sum_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let n = 1usize << 26;
     let mut rng = fastrand::Rng::new();
     let x = random_f32(n, 0.0, 1.0, &mut rng);
@@ -196,7 +174,7 @@ pub fn reduce_sum_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured,
 }
 
 /// histogram: 256 bins of 2^26 random u32 (low byte), shared-memory atomics then global.
-pub fn histogram_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn histogram_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let n = 1usize << 26;
     let mut rng = fastrand::Rng::new();
     let data = random_u32(n, &mut rng);
@@ -250,7 +228,7 @@ pub fn histogram_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, 
 }
 
 /// transpose: 8192 x 8192 f32 through a padded 32 x 33 shared tile.
-pub fn transpose_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn transpose_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let (rows, cols) = (8192u32, 8192u32);
     let n = rows as usize * cols as usize;
     let mut rng = fastrand::Rng::new();
@@ -309,7 +287,7 @@ pub fn transpose_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, 
 }
 
 /// sgemm_tiled: 4096^3, 32 x 32 shared tiles, one output per thread.
-pub fn sgemm_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn sgemm_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let (m, n, k) = (4096u32, 4096u32, 4096u32);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let mut rng = fastrand::Rng::new();
@@ -385,7 +363,7 @@ pub fn sgemm_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, Stri
 
 /// block_scan: inclusive scans of 1024-element blocks of 2^26 u32 (wrapping), Blelloch in
 /// dynamic shared memory.
-pub fn block_scan_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn block_scan_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let n = 1usize << 26;
     let mut rng = fastrand::Rng::new();
     let inp = random_u32(n, &mut rng);
@@ -450,7 +428,7 @@ pub fn block_scan_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured,
 }
 
 /// softmax_rows: 65536 rows of 1024 f32, one block per row.
-pub fn softmax_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn softmax_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let (rows, cols) = (65536usize, 1024u32);
     let n = rows * cols as usize;
     let mut rng = fastrand::Rng::new();
@@ -510,7 +488,7 @@ pub fn softmax_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, St
 }
 
 /// jacobi_2d: one 5-point step on an 8192 x 8192 grid.
-pub fn jacobi_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn jacobi_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let nn = 8192u32;
     let (g, n) = (nn as usize, nn as usize * nn as usize);
     let mut rng = fastrand::Rng::new();
@@ -579,7 +557,7 @@ fn cnd64(d: f64) -> f64 {
 }
 
 /// black_scholes: 2^24 options, call and put prices.
-pub fn black_scholes_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Measured, String> {
+pub fn black_scholes_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, String> {
     let n = 1usize << 24;
     let (r, v) = (0.02f32, 0.30f32);
     let mut rng = fastrand::Rng::new();

@@ -7,9 +7,11 @@
 //! `bench [ROUNDS]`: rounds of interleaved timing per kernel (default 30).
 //! `bench --ptx DIR`: writes every suite kernel's PTX to `DIR/<kernel>.ptx` (for ptxas -v and
 //! SASS comparisons, bench/NOTES.md) and exits; needs no GPU.
+//! `bench --first`: the child that the first-launch measurement spawns.
 //! `bench --cold`: the child that the cold-start measurement spawns (one saxpy, then exits).
 
 mod cases;
+mod first;
 mod kernels;
 mod numba;
 mod nvcc;
@@ -59,8 +61,8 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 /// The eight kernels after saxpy (bench/SPEC.md), each on its own: one that fails is
-/// reported and the rest still run. Returns the rows (throughput, then one first-launch row
-/// per kernel) and whether any kernel failed.
+/// reported and the rest still run. Returns the throughput rows and whether any kernel
+/// failed.
 fn suite_rows(
     dev: &Device,
     arch: &str,
@@ -75,21 +77,11 @@ fn suite_rows(
         arch,
         rounds,
     };
-    let (mut rows, mut first, mut failed) = (Vec::new(), Vec::new(), false);
+    let (mut rows, mut failed) = (Vec::new(), false);
     for (name, case) in cases::CASES {
         let t = std::time::Instant::now();
         match case(&ctx, numba.as_deref_mut()) {
-            Ok(m) => {
-                rows.extend(m.rows);
-                first.push(Row::new(
-                    name,
-                    "Cuprum first launch",
-                    m.first_launch_ms,
-                    "ms",
-                    None,
-                    None,
-                ));
-            }
+            Ok(r) => rows.extend(r),
             Err(e) => {
                 eprintln!("bench {name}: FAILED: {e}");
                 failed = true;
@@ -97,7 +89,6 @@ fn suite_rows(
         }
         eprintln!("bench {name}: {:.1} s", t.elapsed().as_secs_f64());
     }
-    rows.extend(first);
     Ok((rows, failed))
 }
 
@@ -108,6 +99,15 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("bench --cold: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if arg.as_deref() == Some("--first") {
+        return match first::child() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench --first: {e}");
                 ExitCode::FAILURE
             }
         };
@@ -182,6 +182,12 @@ fn main() -> ExitCode {
         &mut failed,
         "launch cost",
         saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
+    );
+    collect(
+        &mut rows,
+        &mut failed,
+        "first launch",
+        first::first_launch(5),
     );
     collect(
         &mut rows,
