@@ -39,6 +39,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         checks::run_off_the_end,
         checks::strided_off_by_one,
         checks::small_arrays,
+        checks::several_accesses,
         device_fns::uses_devices,
         device_fns::scale<f32>,
         device_fns::scale<f64>,

@@ -225,3 +225,39 @@ fn shared_and_local_arrays_are_checked() -> cuprum::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn the_first_failing_access_in_evaluation_order_is_reported() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let x = stream.to_device(&random_f32(8, -1.0, 1.0))?;
+    let y = stream.to_device(&random_f32(9, -1.0, 1.0))?;
+    let mut out = stream.alloc_zeros::<f32>(10)?;
+    let line = line_of("out[k] = x[i] * 2.0 + y[j]");
+    // Rust evaluates the value (x, then y) before the place (out).
+    for which in 1..8u32 {
+        let r = launch!(several_accesses<<<1, 32, stream>>>(&mut out, &x, &y, which))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "several_accesses");
+        let (index, len) = if which & 1 != 0 {
+            (8, 8)
+        } else if which & 2 != 0 {
+            (10, 9)
+        } else {
+            (12, 10)
+        };
+        assert_eq!(p.line, line, "which = {which}: {p}");
+        assert!(
+            p.message
+                .contains(&format!("the len is {len} but the index is {index}")),
+            "which = {which}: {p}"
+        );
+    }
+    // All in range: both statements ran.
+    let (hx, hy) = (stream.to_host(&x)?, stream.to_host(&y)?);
+    launch!(several_accesses<<<1, 32, stream>>>(&mut out, &x, &y, 0))?;
+    let got = stream.to_host(&out)?;
+    assert_eq!(got[2], hx[0] * 2.0 + hy[1]);
+    assert_eq!(got[0], hx[0] - hy[1]);
+    Ok(())
+}

@@ -72,3 +72,19 @@ pub fn small_arrays(out: &mut [u32], bad_thread: u32, shared: bool) {
     gpu::sync_threads();
     out[t as usize] = s[t as usize] + local[(t % 4) as usize];
 }
+
+/// Several checked accesses in one statement (their checks run before their loads): which
+/// index is out of range is chosen by `which` (a bit each for x, y and out), and the first
+/// failing one in Rust's evaluation order must be the one reported.
+#[kernel]
+pub fn several_accesses(out: &mut [f32], x: &[f32], y: &[f32], which: u32) {
+    let t = gpu::global_id_x();
+    if t == 0 {
+        let i = if which & 1 != 0 { x.len() } else { 0 };
+        let j = if which & 2 != 0 { y.len() + 1 } else { 1 };
+        let k = if which & 4 != 0 { out.len() + 2 } else { 2 };
+        out[k] = x[i] * 2.0 + y[j];
+        let (a, b) = (x[i], y[j]);
+        out[0] = a - b;
+    }
+}
