@@ -208,6 +208,7 @@ impl<'a> GpuStream<'a> {
         info: &'static KernelInfo,
         config: &LaunchConfig,
     ) -> Result<Option<GpuLaunch<'a>>> {
+        self.stream.launch_gate()?;
         let dev = self.core();
         validate_block(dev, info, config)?;
         if config.is_empty() {
@@ -288,6 +289,7 @@ impl<'a> GpuStream<'a> {
     ) -> Result<GpuSlice<'b, T>> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
+        crate::graph::track_read(self.stream, &v);
         match v.repr {
             Repr::Gpu(view) => {
                 let len = view.len() as u64;
@@ -302,8 +304,9 @@ impl<'a> GpuStream<'a> {
         &self,
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<GpuSliceMut<'b, T>> {
-        let v = s.__view_mut();
+        let mut v = s.__view_mut();
         same_device(self.stream, v.device())?;
+        crate::graph::track_write(self.stream, &mut v);
         match v.repr {
             ReprMut::Gpu(view) => {
                 let len = view.len() as u64;
@@ -387,6 +390,7 @@ impl SimStream<'_> {
         config: &LaunchConfig,
         body: impl Fn(&Thread) -> Result<(), Stop> + Sync,
     ) -> Result<()> {
+        let record_only = self.stream.launch_gate()?;
         let dev = &self.stream.core.device.core;
         validate_block(dev, info, config)?;
         if config.is_empty() {
@@ -400,6 +404,10 @@ impl SimStream<'_> {
                 "kernel `{}` needs {total} bytes of shared memory per block ({static_shared} static + {} dynamic), more than the {} bytes the simulator allows (as an H100/H200)",
                 info.name, config.shared_bytes, dev.max_shared_per_block_optin
             )));
+        }
+        if record_only {
+            // Captured into a graph: checked now, run at each replay.
+            return Ok(());
         }
         let spec = GridSpec {
             grid: config.grid,

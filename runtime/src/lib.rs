@@ -29,22 +29,32 @@
 
 mod buffer;
 mod config;
+mod copy;
 mod device;
 mod element;
 mod error;
 mod expansion;
+mod graph;
+mod host_memory;
 pub mod inspect;
+pub mod occupancy;
 mod panic_record;
 mod stream;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
+/// The cudarc version Cuprum is built on, for interop
+/// ([`DeviceBuffer::from_cuda_slice`], [`Stream::from_cuda_stream`], raw launches).
+pub use cudarc;
 pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
+pub use expansion::KernelInfo;
+pub use graph::Graph;
+pub use host_memory::{HostMemory, PinnedBuffer};
 pub use stream::{Event, Stream};
 
 /// The names most programs need: `use cuprum::prelude::*;`.
