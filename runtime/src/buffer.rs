@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::ops::RangeBounds;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DeviceSlice as _};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice as _};
 use cuprum_std::sim::{SimBuffer, SimSlice, SimSliceMut};
 
 use crate::device::{Device, DeviceKind};
@@ -406,6 +406,32 @@ impl<T: Element> DeviceBuffer<T> {
     pub unsafe fn device_ptr(&self) -> Result<u64> {
         raw_device_ptr(&self.__view().repr)
     }
+
+    /// The device address of the first element, for writing through it: as
+    /// [`device_ptr`](DeviceBuffer::device_ptr), borrowing the buffer exclusively.
+    ///
+    /// # Safety
+    /// As [`device_ptr`](DeviceBuffer::device_ptr).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] on the simulator.
+    pub unsafe fn device_ptr_mut(&mut self) -> Result<u64> {
+        raw_device_ptr_mut(&mut self.__view_mut().repr)
+    }
+}
+
+/// The device address of `repr`'s first element, for writing.
+fn raw_device_ptr_mut<T: Element>(repr: &mut ReprMut<'_, T>) -> Result<u64> {
+    match repr {
+        ReprMut::Gpu(v) => {
+            let own = v.stream().clone();
+            let (ptr, _record) = v.device_ptr_mut(&own);
+            Ok(ptr)
+        }
+        ReprMut::Sim(..) => Err(Error::Unsupported(
+            "device_ptr_mut: the simulator has no device addresses".into(),
+        )),
+    }
 }
 
 /// The device address of `repr`'s first element.
@@ -476,6 +502,17 @@ impl<'a, T: Element> DeviceViewMut<'a, T> {
     /// [`Error::Unsupported`] on the simulator.
     pub unsafe fn device_ptr(&self) -> Result<u64> {
         raw_device_ptr(&self.__view().repr)
+    }
+
+    /// The device address of the view's first element, for writing through it.
+    ///
+    /// # Safety
+    /// As [`DeviceBuffer::device_ptr`], for the view's elements.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] on the simulator.
+    pub unsafe fn device_ptr_mut(&mut self) -> Result<u64> {
+        raw_device_ptr_mut(&mut self.repr)
     }
 }
 

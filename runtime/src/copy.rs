@@ -48,8 +48,10 @@ impl Stream {
                 cuda.memcpy_htod(s, d).during("copying to the device")
             }
             (StreamKind::Gpu { cuda, .. }, ReprMut::Gpu(d), HostRef::Pinned(p)) => {
-                let s = p.cuda().expect("a GPU's pinned buffer is pinned memory");
-                cuda.memcpy_htod(s, d).during("copying to the device")
+                let (s, done) = p.cuda().expect("a GPU's pinned buffer is pinned memory");
+                cuda.wait(done).during("copying to the device")?;
+                cuda.memcpy_htod(s, d).during("copying to the device")?;
+                done.record(cuda).during("copying to the device")
             }
             (StreamKind::Sim { .. }, ReprMut::Sim(d, _), HostRef::Pageable(s)) => {
                 d.as_slice().copy_from(s);
@@ -102,10 +104,12 @@ impl Stream {
                 cuda.synchronize().during("copying to the host")
             }
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pinned(p)) => {
-                let d = p
+                let (d, done) = p
                     .cuda_mut()
                     .expect("a GPU's pinned buffer is pinned memory");
-                cuda.memcpy_dtoh(s, d).during("copying to the host")
+                cuda.wait(done).during("copying to the host")?;
+                cuda.memcpy_dtoh(s, d).during("copying to the host")?;
+                done.record(cuda).during("copying to the host")
             }
             (StreamKind::Sim { .. }, Repr::Sim(s, _), HostMut::Pageable(d)) => {
                 d.copy_from_slice(&s.to_vec());

@@ -323,6 +323,15 @@ impl fmt::Debug for Device {
     }
 }
 
+/// Devices are equal when they are the same GPU (or both the simulator).
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.same(other)
+    }
+}
+
+impl Eq for Device {}
+
 /// What `CUPRUM_DEVICE` asks for.
 enum Selector {
     Gpu(usize),

@@ -15,7 +15,7 @@ use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::element::Element;
 use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
-use crate::stream::{Stream, StreamKind};
+use crate::stream::{LaunchGate, Stream, StreamKind};
 
 /// What a runtime check guards against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,7 +208,7 @@ impl<'a> GpuStream<'a> {
         info: &'static KernelInfo,
         config: &LaunchConfig,
     ) -> Result<Option<GpuLaunch<'a>>> {
-        self.stream.launch_gate()?;
+        let gate = self.stream.launch_gate()?;
         let dev = self.core();
         validate_block(dev, info, config)?;
         if config.is_empty() {
@@ -255,6 +255,9 @@ impl<'a> GpuStream<'a> {
                     .during("raising the kernel's dynamic shared memory limit")?;
                 *limit = config.shared_bytes;
             }
+        }
+        if gate == LaunchGate::Load {
+            return Ok(None);
         }
         let panic_arg = if info.checked {
             Some(self.panic_record()?.device_ptr())
@@ -390,7 +393,7 @@ impl SimStream<'_> {
         config: &LaunchConfig,
         body: impl Fn(&Thread) -> Result<(), Stop> + Sync,
     ) -> Result<()> {
-        let record_only = self.stream.launch_gate()?;
+        let record_only = self.stream.launch_gate()? != LaunchGate::Run;
         let dev = &self.stream.core.device.core;
         validate_block(dev, info, config)?;
         if config.is_empty() {

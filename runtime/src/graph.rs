@@ -10,11 +10,13 @@
 //! memory a replay uses); dropping a graph that was launched waits for its replays, so the
 //! buffers it borrowed are idle when the borrow ends.
 //!
-//! On the simulator the capture runs the closure once with launches checked but not run, and
-//! each replay runs the closure again on the graph's stream.
+//! On a GPU the closure runs twice: a first pass checks the launches and loads their modules
+//! without launching, so that the captured pass makes no driver calls but launches. On the
+//! simulator the capture runs the closure once with launches checked but not run, and each
+//! replay runs the closure again on the graph's stream.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
@@ -23,7 +25,7 @@ use cudarc::driver::{result, CudaGraph, DevicePtr, DevicePtrMut};
 use crate::buffer::{KeepAlive, RawView, RawViewMut, Repr, ReprMut};
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
-use crate::stream::{Stream, StreamCore, StreamKind};
+use crate::stream::{LaunchGate, Stream, StreamCore, StreamKind};
 
 /// A recorded sequence of kernel launches that [`Graph::launch`] replays on the stream it was
 /// captured from, with one driver call (a CUDA graph; Numba and PyTorch call this "CUDA graph
@@ -85,10 +87,16 @@ unsafe impl Send for Graph<'_> {}
 // SAFETY: `&Graph` reaches nothing but the stream, which is `Sync`.
 unsafe impl Sync for Graph<'_> {}
 
+/// `Capture::state` values.
+const LOAD: u8 = 0;
+const RECORD: u8 = 1;
+const CLOSED: u8 = 2;
+
 /// The state of a capture handle.
 pub(crate) struct Capture {
-    /// True while the capture closure runs; the handle refuses launches afterwards.
-    open: AtomicBool,
+    /// `LOAD` during a GPU capture's first pass, `RECORD` while launches are recorded,
+    /// `CLOSED` after: the handle then refuses launches.
+    state: AtomicU8,
     /// The stream the graph replays on.
     origin: Stream,
     /// The GPU memory the recorded launches use.
@@ -96,20 +104,25 @@ pub(crate) struct Capture {
 }
 
 impl Capture {
-    /// For a launch on the handle: `Ok(true)` (record it) while the capture is open.
-    pub(crate) fn gate(&self) -> Result<bool> {
-        if self.open.load(Ordering::Acquire) {
-            Ok(true)
-        } else {
-            Err(Error::Capture(
+    /// What a launch on the handle does.
+    pub(crate) fn gate(&self) -> Result<LaunchGate> {
+        match self.state.load(Ordering::Acquire) {
+            LOAD => Ok(LaunchGate::Load),
+            RECORD => Ok(LaunchGate::Record),
+            _ => Err(Error::Capture(
                 "a launch on the stream handle of a finished capture; launch on the graph's stream, or replay the graph".into(),
-            ))
+            )),
         }
+    }
+
+    /// Whether launches are being recorded.
+    fn recording(&self) -> bool {
+        self.state.load(Ordering::Acquire) == RECORD
     }
 
     /// Closes the handle; returns the memory the launches used.
     fn finish(&self) -> Vec<KeepAlive> {
-        self.open.store(false, Ordering::Release);
+        self.state.store(CLOSED, Ordering::Release);
         std::mem::take(&mut *self.keep.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
@@ -117,7 +130,7 @@ impl Capture {
 /// Before a launch on `stream` reads `view`: on a GPU capture handle, orders the replays after
 /// earlier writes of the memory and keeps the memory alive for the graph.
 pub(crate) fn track_read<T: Element>(stream: &Stream, view: &RawView<'_, T>) {
-    let Some(capture) = &stream.core.capture else {
+    let Some(capture) = stream.core.capture.as_ref().filter(|c| c.recording()) else {
         return;
     };
     if let (Repr::Gpu(v), Some(origin)) = (&view.repr, capture.origin.cuda_stream()) {
@@ -137,7 +150,7 @@ pub(crate) fn track_read<T: Element>(stream: &Stream, view: &RawView<'_, T>) {
 /// Before a launch on `stream` writes `view`: as [`track_read`], after earlier reads and
 /// writes.
 pub(crate) fn track_write<T: Element>(stream: &Stream, view: &mut RawViewMut<'_, T>) {
-    let Some(capture) = &stream.core.capture else {
+    let Some(capture) = stream.core.capture.as_ref().filter(|c| c.recording()) else {
         return;
     };
     if let (ReprMut::Gpu(v), Some(origin)) = (&mut view.repr, capture.origin.cuda_stream()) {
@@ -157,26 +170,29 @@ impl Stream {
     /// that replays them on this stream. Nothing runs during the capture: launches are
     /// checked (configuration, devices) and recorded.
     ///
-    /// `body` must launch on the handle it gets, not on other streams (which would run at
-    /// once on a GPU and at every replay on the simulator). Only kernel launches can be
+    /// `body` should do nothing but launch on the handle it gets. Only kernel launches can be
     /// captured: copies, allocations, events and synchronisation on the handle are
-    /// [`Error::Capture`].
+    /// [`Error::Capture`]. Anything else it does happens when it runs, and it runs a
+    /// different number of times on each kind of device: twice during a GPU capture (a first
+    /// pass checks the launches and loads their kernels, so that nothing but launches reaches
+    /// the captured stream), and on the simulator once during the capture and again at each
+    /// replay. Launches on other streams are not captured.
     ///
     /// # Errors
-    /// `body`'s error; [`Error::Capture`] on a capture handle; driver errors from the
-    /// capture.
+    /// `body`'s error (a launch's configuration error among them); [`Error::Capture`] on a
+    /// capture handle; driver errors from the capture.
     pub fn capture<'a>(
         &self,
         body: impl FnMut(&Stream) -> Result<()> + Send + 'a,
     ) -> Result<Graph<'a>> {
         self.check_not_capturing("capture")?;
         let mut body: Body<'a> = Box::new(body);
-        let handle = |kind| Stream {
+        let handle = |kind, state| Stream {
             core: Arc::new(StreamCore {
                 device: self.device().clone(),
                 kind,
                 capture: Some(Capture {
-                    open: AtomicBool::new(true),
+                    state: AtomicU8::new(state),
                     origin: self.clone(),
                     keep: Mutex::new(Vec::new()),
                 }),
@@ -193,10 +209,25 @@ impl Stream {
                     .capture_context()?
                     .new_stream()
                     .during("creating a capture stream")?;
-                let h = handle(StreamKind::Gpu {
-                    cuda: cuda.clone(),
-                    panic: panic.clone(),
-                });
+                let h = handle(
+                    StreamKind::Gpu {
+                        cuda: cuda.clone(),
+                        panic: panic.clone(),
+                    },
+                    LOAD,
+                );
+                // A first pass checks the launches and loads their modules, so that nothing
+                // but launches happens while the stream is captured.
+                let loaded = body(&h);
+                finish(&h);
+                loaded?;
+                let h = handle(
+                    StreamKind::Gpu {
+                        cuda: cuda.clone(),
+                        panic: panic.clone(),
+                    },
+                    RECORD,
+                );
                 cuda.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
                     .during("beginning a graph capture")?;
                 let ran = catch_unwind(AssertUnwindSafe(|| body(&h)));
@@ -209,9 +240,12 @@ impl Stream {
                 (ended.during("ending a graph capture")?, keep)
             }
             StreamKind::Sim { .. } => {
-                let h = handle(StreamKind::Sim {
-                    pending: Mutex::new(None),
-                });
+                let h = handle(
+                    StreamKind::Sim {
+                        pending: Mutex::new(None),
+                    },
+                    RECORD,
+                );
                 let ran = body(&h);
                 finish(&h);
                 ran?;

@@ -1,7 +1,7 @@
 //! Host memory that copies read and write: ordinary (pageable) slices, and `PinnedBuffer`s,
 //! page-locked memory the GPU copies to and from while the host goes on.
 
-use cudarc::driver::{sys, PinnedHostSlice};
+use cudarc::driver::{sys, CudaEvent, PinnedHostSlice};
 
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
@@ -39,8 +39,13 @@ pub struct PinnedBuffer<T: Element> {
 }
 
 enum Pinned<T> {
-    /// At least one element: CUDA does not promise to allocate zero bytes.
-    Gpu(PinnedHostSlice<T>),
+    Gpu {
+        /// At least one element: CUDA does not promise to allocate zero bytes.
+        host: PinnedHostSlice<T>,
+        /// Recorded after every copy to or from `host`. (cudarc's own event of the slice is
+        /// only recorded while its context tracks several streams.)
+        done: CudaEvent,
+    },
     Sim(Vec<T>),
 }
 
@@ -70,7 +75,10 @@ impl Device {
                 let ptr = host.as_mut_ptr().during("allocating pinned host memory")?;
                 // SAFETY: `ptr` points to `n` elements of fresh, unshared memory.
                 unsafe { std::ptr::write_bytes(ptr, 0, n) };
-                Pinned::Gpu(host)
+                let done = ctx
+                    .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                    .during("allocating pinned host memory")?;
+                Pinned::Gpu { host, done }
             }
             DeviceKind::Sim => Pinned::Sim(vec![T::default(); len]),
         };
@@ -104,9 +112,13 @@ impl<T: Element> PinnedBuffer<T> {
     /// Driver errors (from waiting).
     pub fn as_slice(&self) -> Result<&[T]> {
         match &self.storage {
-            Pinned::Gpu(h) => Ok(&h
-                .as_slice()
-                .during("waiting for a copy into pinned memory")?[..self.len]),
+            Pinned::Gpu { host, done } => {
+                done.synchronize()
+                    .during("waiting for a copy into pinned memory")?;
+                Ok(&host
+                    .as_slice()
+                    .during("waiting for a copy into pinned memory")?[..self.len])
+            }
             Pinned::Sim(v) => Ok(v),
         }
     }
@@ -117,10 +129,24 @@ impl<T: Element> PinnedBuffer<T> {
     /// Driver errors (from waiting).
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
         match &mut self.storage {
-            Pinned::Gpu(h) => Ok(&mut h
-                .as_mut_slice()
-                .during("waiting for a copy from pinned memory")?[..self.len]),
+            Pinned::Gpu { host, done } => {
+                done.synchronize()
+                    .during("waiting for a copy from pinned memory")?;
+                Ok(&mut host
+                    .as_mut_slice()
+                    .during("waiting for a copy from pinned memory")?[..self.len])
+            }
             Pinned::Sim(v) => Ok(v),
+        }
+    }
+}
+
+impl<T: Element> Drop for PinnedBuffer<T> {
+    fn drop(&mut self) {
+        if let Pinned::Gpu { done, .. } = &self.storage {
+            // The memory must outlive the copies queued on it. An error here has nowhere to
+            // go; cudarc then frees the memory.
+            let _ = done.synchronize();
         }
     }
 }
@@ -184,18 +210,18 @@ impl<T: Element> HostMut<'_, T> {
 }
 
 impl<T: Element> PinnedBuffer<T> {
-    /// The cudarc memory (GPU only; `None` on the simulator).
-    pub(crate) fn cuda(&self) -> Option<&PinnedHostSlice<T>> {
+    /// The cudarc memory and the event to record after a copy (GPU only).
+    pub(crate) fn cuda(&self) -> Option<(&PinnedHostSlice<T>, &CudaEvent)> {
         match &self.storage {
-            Pinned::Gpu(h) => Some(h),
+            Pinned::Gpu { host, done } => Some((host, done)),
             Pinned::Sim(_) => None,
         }
     }
 
-    /// The cudarc memory, writable (GPU only).
-    pub(crate) fn cuda_mut(&mut self) -> Option<&mut PinnedHostSlice<T>> {
+    /// The cudarc memory, writable, and the event to record after a copy (GPU only).
+    pub(crate) fn cuda_mut(&mut self) -> Option<(&mut PinnedHostSlice<T>, &CudaEvent)> {
         match &mut self.storage {
-            Pinned::Gpu(h) => Some(h),
+            Pinned::Gpu { host, done } => Some((host, &*done)),
             Pinned::Sim(_) => None,
         }
     }
@@ -204,7 +230,7 @@ impl<T: Element> PinnedBuffer<T> {
     pub(crate) fn sim(&self) -> Option<&[T]> {
         match &self.storage {
             Pinned::Sim(v) => Some(v),
-            Pinned::Gpu(_) => None,
+            Pinned::Gpu { .. } => None,
         }
     }
 
@@ -212,7 +238,7 @@ impl<T: Element> PinnedBuffer<T> {
     pub(crate) fn sim_mut(&mut self) -> Option<&mut [T]> {
         match &mut self.storage {
             Pinned::Sim(v) => Some(v),
-            Pinned::Gpu(_) => None,
+            Pinned::Gpu { .. } => None,
         }
     }
 }

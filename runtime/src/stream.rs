@@ -140,11 +140,11 @@ impl Stream {
         }
     }
 
-    /// Whether a launch on this stream is recorded into a graph rather than run (`Ok(true)`
-    /// while capturing); `Err` for the handle of a finished capture.
-    pub(crate) fn launch_gate(&self) -> Result<bool> {
+    /// What a launch on this stream does (see [`LaunchGate`]); `Err` on the handle of a
+    /// finished capture.
+    pub(crate) fn launch_gate(&self) -> Result<LaunchGate> {
         match &self.core.capture {
-            None => Ok(false),
+            None => Ok(LaunchGate::Run),
             Some(c) => c.gate(),
         }
     }
@@ -334,6 +334,19 @@ impl std::fmt::Debug for Stream {
             .field("device", &self.core.device)
             .finish()
     }
+}
+
+/// What a launch does on a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaunchGate {
+    /// Runs (an ordinary stream).
+    Run,
+    /// Is recorded into a graph: on a GPU the launch goes to the capture stream; on the
+    /// simulator it is checked, and runs at each replay.
+    Record,
+    /// A GPU capture's first pass: checked and its module loaded, launching nothing (so that
+    /// no module is loaded while the stream is being captured).
+    Load,
 }
 
 /// A point in a stream's work, for timing ([`Event::elapsed_ms`]) and cross-stream ordering
