@@ -163,7 +163,8 @@ fn empty_buffers_views_and_launches_behave() -> cuprum::Result<()> {
     let stream = dev.default_stream();
     let mut empty = stream.alloc_zeros::<f32>(0)?;
     let from_empty = stream.to_device::<f32>(&[])?;
-    assert!(empty.is_empty() && from_empty.is_empty() && empty.len() == 0);
+    assert_eq!((empty.len(), from_empty.len()), (0, 0));
+    assert!(empty.is_empty() && from_empty.is_empty());
     assert_eq!(stream.to_host(&empty)?, Vec::<f32>::new());
     assert_eq!(stream.to_host(&from_empty)?, Vec::<f32>::new());
     stream.copy_from_host(&mut empty, &[] as &[f32])?;
@@ -193,7 +194,8 @@ fn empty_buffers_views_and_launches_behave() -> cuprum::Result<()> {
         5.0,
     )?;
     let (e, ex) = (dy.slice_mut(700..700), dx.slice(700..700));
-    assert!(e.is_empty() && ex.is_empty() && ex.len() == 0);
+    assert!(e.is_empty() && ex.is_empty());
+    assert_eq!((e.len(), ex.len()), (0, 0));
     let mut e = e;
     axpy::launch(&stream, LaunchConfig::new(4, 128), &mut e, &ex, 5.0)?;
     assert_eq!(stream.to_host(&dy)?, y, "nothing was written");
