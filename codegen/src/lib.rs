@@ -11,6 +11,7 @@
 pub mod check;
 pub mod emit;
 pub mod ir;
+pub mod launch;
 pub mod lower;
 pub mod options;
 pub mod target;
