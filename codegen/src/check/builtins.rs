@@ -82,6 +82,9 @@ pub enum ConstValue {
     Float(Scalar, f64),
 }
 
+/// Every constant in `cuprum::gpu`, for "did you mean" suggestions.
+pub const GPU_CONSTANTS: &[&str] = &["WARP_SIZE", "FULL_MASK"];
+
 /// `gpu::WARP_SIZE`, `gpu::FULL_MASK`.
 pub fn gpu_constant(name: &str) -> Option<ConstValue> {
     match name {
@@ -140,6 +143,33 @@ pub fn scalar_constant(ty: Scalar, name: &str) -> Option<ConstValue> {
     Some(ConstValue::Float(ty, v))
 }
 
+/// The associated constants [`scalar_constant`] knows for `ty`, for suggestions.
+pub fn scalar_constant_names(ty: Scalar) -> Vec<&'static str> {
+    const NAMES: &[&str] = &[
+        "MAX",
+        "MIN",
+        "BITS",
+        "MIN_POSITIVE",
+        "EPSILON",
+        "INFINITY",
+        "NEG_INFINITY",
+        "NAN",
+        "PI",
+        "TAU",
+        "E",
+        "SQRT_2",
+        "LN_2",
+        "LN_10",
+        "FRAC_PI_2",
+        "FRAC_1_SQRT_2",
+    ];
+    NAMES
+        .iter()
+        .copied()
+        .filter(|n| scalar_constant(ty, n).is_some())
+        .collect()
+}
+
 fn pick(f32_: bool, a: f64, b: f64) -> f64 {
     if f32_ {
         a
@@ -175,6 +205,15 @@ pub fn int_method(name: &str, signed: bool) -> Option<(MathFn, usize)> {
         "wrapping_mul" => (MathFn::WrappingMul, 1),
         _ => return None,
     })
+}
+
+/// The names of [`KNOWN_METHODS`] that `supported` accepts, for "the methods of `f32` are ..".
+pub fn supported_methods(supported: impl Fn(&str) -> bool) -> Vec<&'static str> {
+    KNOWN_METHODS
+        .iter()
+        .copied()
+        .filter(|n| supported(n))
+        .collect()
 }
 
 /// Every scalar method name of DESIGN §2, for suggestions when a method is not found.

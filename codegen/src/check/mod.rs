@@ -9,6 +9,7 @@ mod builtins;
 mod expr;
 mod infer;
 mod resolve;
+mod source;
 mod stmt;
 mod suggest;
 
@@ -22,6 +23,7 @@ use crate::ty::{Scalar, Ty};
 use infer::InferCtx;
 
 pub use builtins::GPU_FUNCTIONS;
+pub use suggest::closest;
 
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
 pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Program, syn::Error> {
@@ -30,7 +32,13 @@ pub fn check_kernel(item: &syn::ItemFn, options: &KernelOptions) -> Result<Progr
     check_kernel_signature(item, &mut errors);
     let kernel = {
         let mut checker = Checker::new(&mut errors, &mut sites, options.checked);
-        checker.function(item, Ty::Unit)
+        // A declared return type is reported once, by the signature check; the body is then
+        // checked without expecting anything of its value.
+        let ret = match item.sig.output {
+            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(..) => Ty::Error,
+        };
+        checker.function(item, ret)
     };
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
@@ -106,6 +114,8 @@ pub(crate) struct Checker<'p> {
     loop_count: usize,
     ret: Ty,
     checked: bool,
+    /// The first locals are the parameters.
+    param_count: usize,
 }
 
 impl<'p> Checker<'p> {
@@ -120,6 +130,7 @@ impl<'p> Checker<'p> {
             loop_count: 0,
             ret: Ty::Unit,
             checked,
+            param_count: 0,
         }
     }
 
@@ -140,13 +151,32 @@ impl<'p> Checker<'p> {
                 }
             }
         }
+        self.param_count = self.locals.len();
         let mut body = self.block(&item.block);
-        self.unify_at(
-            &ret,
-            &body.ty.clone(),
-            &item.block,
-            "the function's return type",
-        );
+        let diverges = matches!(self.infer.shallow(&body.ty), Ty::Never);
+        match item.block.stmts.last() {
+            _ if diverges => {}
+            Some(syn::Stmt::Expr(tail, None)) if ret == Ty::Unit => {
+                if self.infer.unify(&Ty::Unit, &body.ty).is_err() {
+                    let d = self.infer.describe(&body.ty);
+                    self.error(
+                        tail,
+                        format!("kernels return nothing, but this expression is a value of type `{d}`; end it with `;`, or write the value into a `&mut [T]` parameter"),
+                    );
+                }
+            }
+            Some(syn::Stmt::Expr(tail, None)) => {
+                self.unify_at(&ret, &body.ty.clone(), tail, "the function's return type");
+            }
+            _ => {
+                self.unify_at(
+                    &ret,
+                    &body.ty.clone(),
+                    &item.block,
+                    "the function's return type",
+                );
+            }
+        }
         let errors = self.infer.deferred_errors();
         self.errors.extend(errors);
         self.resolve_function(&mut body);
@@ -195,18 +225,30 @@ impl<'p> Checker<'p> {
                         mutable: r.mutability.is_some(),
                     });
                 }
-                let inner = r.elem.to_token_stream().to_string().replace(' ', "");
-                let m = if r.mutability.is_some() { "mut " } else { "" };
-                self.error(
-                    ty,
-                    format!(
-                        "references other than slices cannot be kernel parameters; pass `&{m}[{inner}]` (a buffer) or `{inner}` by value"
-                    ),
-                );
+                let msg = reference_param_message(r);
+                self.error(ty, msg);
                 None
             }
             syn::Type::Paren(p) => self.param_type(&p.elem),
             syn::Type::Group(g) => self.param_type(&g.elem),
+            syn::Type::Tuple(t) if !t.elems.is_empty() => {
+                self.error(
+                    ty,
+                    format!(
+                        "tuples cannot be kernel parameters; pass each element as its own parameter, like `{}`",
+                        numbered_params(t.elems.iter())
+                    ),
+                );
+                None
+            }
+            syn::Type::Array(a) => {
+                let elem = source::type_text(&a.elem);
+                self.error(
+                    ty,
+                    format!("arrays cannot be kernel parameters; pass a buffer as `&[{elem}]` and index it"),
+                );
+                None
+            }
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
@@ -218,43 +260,40 @@ impl<'p> Checker<'p> {
             syn::Type::Paren(p) => return self.scalar_type(&p.elem),
             _ => {}
         }
-        if let syn::Type::Path(p) = ty {
-            if p.qself.is_none() {
-                if let Some(ident) = p.path.get_ident() {
-                    let name = ident.to_string();
-                    if let Some(s) = Scalar::from_name(&name) {
-                        return Some(s);
-                    }
-                    let help = match name.as_str() {
-                        "Vec" | "String" | "Box" => {
-                            "heap allocation is not available in kernels; take a `&mut [T]` parameter"
+        let text = source::type_text(ty);
+        let help = match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last().map(|s| s.ident.to_string());
+                match last.as_deref() {
+                    Some(name) if p.path.segments.len() == 1 => {
+                        if let Some(s) = Scalar::from_name(name) {
+                            return Some(s);
                         }
-                        "i128" | "u128" => "128-bit integers are not supported on the GPU; use `i64` or `u64`",
-                        "char" | "str" => "text is not supported in kernels; pass bytes as `u8`",
-                        _ => "kernel types are `bool`, the integer types up to 64 bits, `f32` and `f64`",
-                    };
-                    self.error(
-                        ty,
-                        format!("type `{name}` cannot be used in a kernel: {help}"),
-                    );
-                    return None;
-                }
-                if let Some(last) = p.path.segments.last() {
-                    let name = last.ident.to_string();
-                    if matches!(name.as_str(), "Vec" | "String" | "Box") {
-                        self.error(
-                            ty,
-                            format!("type `{name}` cannot be used in a kernel: heap allocation is not available in kernels; take a `&mut [T]` parameter"),
-                        );
-                        return None;
+                        type_help(name, p.path.segments.last())
                     }
+                    Some(name) if Scalar::from_name(name).is_some() => {
+                        format!("write the type as `{name}`")
+                    }
+                    Some(name) => type_help(name, p.path.segments.last()),
+                    None => KERNEL_TYPES.to_string(),
                 }
             }
-        }
-        let text = ty.to_token_stream().to_string().replace(' ', "");
+            syn::Type::TraitObject(_) => DYN_HELP.to_string(),
+            syn::Type::ImplTrait(_) => IMPL_HELP.to_string(),
+            syn::Type::BareFn(_) => FN_POINTER_HELP.to_string(),
+            syn::Type::Ptr(_) => {
+                "raw pointers are not supported in kernels; take a `&[T]` or `&mut [T]` parameter"
+                    .to_string()
+            }
+            syn::Type::Reference(_) | syn::Type::Slice(_) => {
+                "slices and references are only kernel parameters (`x: &[f32]`, `y: &mut [f32]`)"
+                    .to_string()
+            }
+            _ => KERNEL_TYPES.to_string(),
+        };
         self.error(
             ty,
-            format!("type `{text}` cannot be used here: kernel types are `bool`, the integer types up to 64 bits, `f32` and `f64`"),
+            format!("type `{text}` cannot be used in a kernel: {help}"),
         );
         None
     }
@@ -304,7 +343,7 @@ impl<'p> Checker<'p> {
             _ => {
                 self.error(
                     e,
-                    "array lengths must be integer literals, like `[0.0f32; 8]`",
+                    "array lengths must be integer literals, like `[0.0f32; 8]`; for a length known only at run time, take a `&mut [T]` parameter",
                 );
                 None
             }
@@ -321,32 +360,53 @@ impl<'p> Checker<'p> {
         if self.infer.unify(expected, found).is_ok() {
             return true;
         }
-        let msg = self.mismatch_message(expected, found, what);
+        let node: Option<syn::Expr> = syn::parse2(at.to_token_stream()).ok();
+        let msg = self.mismatch_message(expected, found, what, node.as_ref());
         self.error(at, msg);
         false
     }
 
-    fn mismatch_message(&self, expected: &Ty, found: &Ty, what: &str) -> String {
+    /// "mismatched types: ..", with the conversion to write when there is one; `node` is the
+    /// expression of type `found`.
+    fn mismatch_message(
+        &self,
+        expected: &Ty,
+        found: &Ty,
+        what: &str,
+        node: Option<&syn::Expr>,
+    ) -> String {
         let e = self.infer.describe(expected);
         let f = self.infer.describe(found);
         let mut msg = format!("mismatched types: {what} is `{e}`, found `{f}`");
         let exp = self.infer.zonk(expected);
         let fnd = self.infer.zonk(found);
-        match (&exp, &fnd) {
-            (Ty::Scalar(s), Ty::Var(_))
+        match (&exp, &fnd, node) {
+            (Ty::Scalar(s), Ty::Var(_), _)
                 if s.is_float() && self.infer.is_float_var(&fnd) == Some(false) =>
             {
-                msg.push_str(&format!(
-                    "; write a float literal such as `2.0` (or `2.0{}`)",
-                    s.name()
-                ));
+                match node.map(expr::strip_parens) {
+                    Some(syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    })) if i.suffix().is_empty() => msg.push_str(&format!(
+                        "; write a float literal, `{}.0`",
+                        i.base10_digits()
+                    )),
+                    _ => msg.push_str(&format!(
+                        "; write a float literal such as `2.0` (or `2.0{}`)",
+                        s.name()
+                    )),
+                }
             }
-            (Ty::Scalar(a), Ty::Scalar(b))
+            (Ty::Scalar(a), Ty::Scalar(b), node)
                 if a != b && *a != Scalar::Bool && *b != Scalar::Bool =>
             {
+                let fix = match node {
+                    Some(n) => source::cast_text(n, a.name()),
+                    None => format!("as {}", a.name()),
+                };
                 msg.push_str(&format!(
-                    "; Cuprum does not convert implicitly: write `as {}`",
-                    a.name()
+                    "; Cuprum does not convert implicitly: write `{fix}`"
                 ));
             }
             _ => {}
@@ -395,6 +455,93 @@ impl<'p> Checker<'p> {
         self.sites.push(CheckSite { kind, span });
         Some(self.sites.len() as SiteId - 1)
     }
+}
+
+/// What kernel values can be.
+const KERNEL_TYPES: &str =
+    "kernel values are `bool`, the integer types up to 64 bits, `f32` and `f64`";
+const DYN_HELP: &str = "trait objects need dynamic dispatch, which kernels do not have; call a `#[device]` function directly";
+const IMPL_HELP: &str = "kernels are compiled once for fixed types; call a `#[device]` function directly, or list the types with `#[kernel(instances(..))]` on a generic kernel";
+const FN_POINTER_HELP: &str =
+    "function pointers are not supported in kernels; call a `#[device]` function directly";
+
+/// Why the type named `name` cannot be used, and what to use instead.
+fn type_help(name: &str, segment: Option<&syn::PathSegment>) -> String {
+    // The element type of `Vec<f32>`, for "take a `&mut [f32]`".
+    let elem = match segment.map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => source::type_text(t),
+            _ => "T".to_string(),
+        },
+        _ if name == "String" => "u8".to_string(),
+        _ => "T".to_string(),
+    };
+    let boxes_dyn = match segment.map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Type(syn::Type::TraitObject(_)))),
+        _ => false,
+    };
+    match name {
+        _ if boxes_dyn => DYN_HELP.to_string(),
+        "Vec" | "String" | "Box" | "Rc" | "Arc" | "HashMap" | "BTreeMap" | "VecDeque" => {
+            format!("heap allocation is not available in kernels; take a `&mut [{elem}]` parameter (a `DeviceBuffer<{elem}>` on the host)")
+        }
+        "i128" | "u128" => {
+            "128-bit integers are not supported on the GPU; use `i64` or `u64`".into()
+        }
+        "char" | "str" => {
+            "text is not supported in kernels; pass bytes as `u8` (or `&[u8]`)".into()
+        }
+        "Option" | "Result" => {
+            format!("`{name}` is not supported in kernels; pass plain values and a flag")
+        }
+        "f16" | "bf16" => "half-precision floats are not supported yet; use `f32`".into(),
+        _ => format!("{KERNEL_TYPES}; pass a struct's fields as separate parameters"),
+    }
+}
+
+/// The message for a reference parameter that is not a slice.
+fn reference_param_message(r: &syn::TypeReference) -> String {
+    let text = source::type_text(r);
+    let m = if r.mutability.is_some() { "mut " } else { "" };
+    let advice = match &*r.elem {
+        syn::Type::TraitObject(_) => DYN_HELP.to_string(),
+        syn::Type::ImplTrait(_) => IMPL_HELP.to_string(),
+        syn::Type::Path(p) if p.path.is_ident("str") => {
+            "text is not supported in kernels; pass bytes as `&[u8]`".to_string()
+        }
+        syn::Type::Path(p)
+            if p.path
+                .get_ident()
+                .and_then(|i| Scalar::from_name(&i.to_string()))
+                .is_some() =>
+        {
+            let inner = source::type_text(&r.elem);
+            if r.mutability.is_some() {
+                format!(
+                    "to write one value back, take `&mut [{inner}]` and write its element `[0]`"
+                )
+            } else {
+                format!("pass the value itself, `{inner}`, or a buffer, `&[{inner}]`")
+            }
+        }
+        elem => {
+            let inner = source::type_text(elem);
+            format!("pass a buffer, `&{m}[{inner}]`, where `{inner}` is a scalar type")
+        }
+    };
+    format!("`{text}` cannot be a kernel parameter: kernels take scalars, `&[T]` and `&mut [T]`; {advice}")
+}
+
+/// `a0: f32, a1: f32` for the elements of a tuple type.
+fn numbered_params<'t>(elems: impl Iterator<Item = &'t syn::Type>) -> String {
+    elems
+        .enumerate()
+        .map(|(i, t)| format!("a{i}: {}", source::type_text(t)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A placeholder for an expression that failed to check.
