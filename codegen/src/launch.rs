@@ -22,8 +22,11 @@ pub struct LaunchCall {
     pub shared_bytes: Option<syn::Expr>,
     /// The stream to launch on.
     pub stream: syn::Expr,
-    /// The kernel's arguments, with their parentheses (whose span the call takes).
+    /// The kernel's arguments, with their parentheses.
     pub args: Group,
+    /// The last `>` of `>>>`, which the call's method name takes as its span: rustc then
+    /// quotes `>(args..)` when it suggests how to fix the arguments.
+    pub close: Span,
 }
 
 /// How `launch!` is written, appended to every error.
@@ -167,6 +170,7 @@ pub fn parse_launch(input: TokenStream) -> syn::Result<LaunchCall> {
         shared_bytes,
         stream,
         args,
+        close: tokens[n - 2].span(),
     })
 }
 

@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cuprum_codegen::ir::CheckKind;
 use cuprum_codegen::{compile_kernel, CompiledKernel, KernelOptions, Target};
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -15,19 +16,7 @@ const FORWARDED: &[&str] = &["doc", "cfg", "allow", "warn", "deny", "expect", "c
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(proc_macro2::Span::call_site);
-            return syn::Error::new(
-                span,
-                "`#[kernel]` goes on a function: `#[kernel] pub fn name(x: &mut [f32], ..) { .. }`",
-            )
-            .to_compile_error();
-        }
+        Err(e) => return not_a_function(item, e).to_compile_error(),
     };
     let mut errors: Vec<syn::Error> = Vec::new();
     let options = KernelOptions::parse(attr).unwrap_or_else(|e| {
@@ -41,12 +30,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
+        let last = a.path().segments.last().map(|s| s.ident.to_string());
         if FORWARDED.contains(&name.as_str()) {
             forwarded.push(a);
-        } else {
+        } else if matches!(last.as_deref(), Some("kernel" | "device")) {
             errors.push(syn::Error::new_spanned(
                 a,
-                format!("`#[{name}]` cannot be applied to a kernel"),
+                "a function is either one kernel or a `#[device]` function: remove this attribute",
+            ));
+        } else {
+            let path = a.path().to_token_stream().to_string().replace(' ', "");
+            errors.push(syn::Error::new_spanned(
+                a,
+                format!("`#[{path}]` cannot be applied to a kernel; kernels keep only `doc`, `cfg`, `cfg_attr` and lint attributes (`allow`, `warn`, `deny`, `expect`)"),
             ));
         }
     }
@@ -78,6 +74,46 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let error_tokens: TokenStream = errors.iter().map(|e| e.to_compile_error()).collect();
     let items = emit(&func, &forwarded, &options, compiled.as_ref());
     quote!(#error_tokens #items)
+}
+
+/// The error for `#[kernel]` on something that is not a function: at the item's keyword and
+/// name, saying what the item is.
+fn not_a_function(item: TokenStream, parse_error: syn::Error) -> syn::Error {
+    const USE: &str =
+        "`#[kernel]` goes on a function: `#[kernel] pub fn name(x: &mut [f32], ..) { .. }`";
+    let Ok(parsed) = syn::parse2::<syn::Item>(item) else {
+        // Not an item syn knows; rustc reports the syntax itself, this says what was expected.
+        let mut e = syn::Error::new(parse_error.span(), USE);
+        e.combine(parse_error);
+        return e;
+    };
+    let (what, keyword, name): (&str, TokenStream, Option<&syn::Ident>) = match &parsed {
+        syn::Item::Struct(i) => ("a struct", i.struct_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Enum(i) => ("an enum", i.enum_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Union(i) => ("a union", i.union_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Const(i) => (
+            "a constant",
+            i.const_token.to_token_stream(),
+            Some(&i.ident),
+        ),
+        syn::Item::Static(i) => ("a static", i.static_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Trait(i) => ("a trait", i.trait_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Type(i) => (
+            "a type alias",
+            i.type_token.to_token_stream(),
+            Some(&i.ident),
+        ),
+        syn::Item::Mod(i) => ("a module", i.mod_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Impl(i) => ("an `impl` block", i.impl_token.to_token_stream(), None),
+        syn::Item::Use(i) => ("a `use`", i.use_token.to_token_stream(), None),
+        other => ("this item", other.to_token_stream(), None),
+    };
+    let at = quote!(#keyword #name);
+    let mut msg = format!("{USE}, not on {what}");
+    if matches!(parsed, syn::Item::Impl(_) | syn::Item::Trait(_)) {
+        msg.push_str("; kernels are free functions, so write it outside the block");
+    }
+    syn::Error::new_spanned(at, msg)
 }
 
 /// The target from `CUPRUM_TARGET` when the macros were built, else the default.
@@ -156,8 +192,35 @@ fn emit(
          driver errors. A failed check inside the kernel is reported by the stream's next synchronisation."
     );
     let Some(k) = compiled else {
-        // The kernel did not compile: the errors above say why. Keep the type and its
-        // signature so that code using it reports nothing more.
+        // The kernel did not compile: the errors above say why. Keep the type and a `launch`
+        // with as many parameters, each taking anything, so that code using the kernel
+        // reports nothing more (a parameter type that is not even a Rust type would
+        // otherwise be reported a second time here).
+        let entry = name.to_string();
+        let args: Vec<syn::Ident> = (0..func.sig.inputs.len())
+            .map(|i| format_ident!("__cuprum_arg{}", i))
+            .collect();
+        let signature: Vec<TokenStream> = func
+            .sig
+            .inputs
+            .iter()
+            .zip(&args)
+            .filter_map(|(arg, local)| match arg {
+                syn::FnArg::Typed(pt) => {
+                    Some(quote_spanned!(pt.span()=> #local: impl ::core::marker::Sized))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let args: Vec<&syn::Ident> = func
+            .sig
+            .inputs
+            .iter()
+            .zip(&args)
+            .filter(|(arg, _)| matches!(arg, syn::FnArg::Typed(_)))
+            .map(|(_, local)| local)
+            .collect();
+        let launcher = launcher(func, forwarded, &signature, &args);
         return quote! {
             #(#forwarded)*
             #[allow(non_camel_case_types)]
@@ -166,11 +229,14 @@ fn emit(
             impl #name {
                 /// The PTX of this kernel (empty: it did not compile).
                 #vis const PTX: &'static str = "";
+                /// The kernel's PTX entry name.
+                #vis const NAME: &'static str = #entry;
                 #[doc = #doc_launch]
                 #vis fn launch(__cuprum_stream: &::cuprum::Stream, __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>, #(#signature),*) -> ::cuprum::Result<()> {
                     ::core::unreachable!()
                 }
             }
+            #launcher
         };
     };
     let ptx = &k.ptx;
@@ -216,6 +282,13 @@ fn emit(
         }
     }
     let ptx_doc = format!("The PTX of `{name}`, compiled for {}.", k.target);
+    let arg_names: Vec<&syn::Ident> = params
+        .iter()
+        .map(|p| match p {
+            HostParam::Slice { name, .. } | HostParam::Scalar { name, .. } => *name,
+        })
+        .collect();
+    let launcher = launcher(func, forwarded, &signature, &arg_names);
     quote! {
         #(#forwarded)*
         #[allow(non_camel_case_types)]
@@ -261,6 +334,52 @@ fn emit(
                         __cuprum_launch.finish(__cuprum_args)
                     }
                 }
+            }
+        }
+
+        #launcher
+    }
+}
+
+/// What `launch!` calls: `kernel::__cuprum_launcher(stream, config).launch(args..)`. Its
+/// `launch` takes exactly the kernel's parameters, so that rustc's errors about the arguments
+/// of a `launch!` count and name only what the user wrote.
+fn launcher(
+    func: &syn::ItemFn,
+    forwarded: &[&syn::Attribute],
+    signature: &[TokenStream],
+    args: &[&syn::Ident],
+) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let launcher = format_ident!("__cuprum_launcher_{}", name);
+    let cfg: Vec<&&syn::Attribute> = forwarded
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .collect();
+    quote! {
+        #(#cfg)*
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #launcher<'s> {
+            stream: &'s ::cuprum::Stream,
+            config: ::cuprum::LaunchConfig,
+        }
+
+        #(#cfg)*
+        #[allow(dead_code)]
+        impl #name {
+            #[doc(hidden)]
+            #vis fn __cuprum_launcher(stream: &::cuprum::Stream, config: ::cuprum::LaunchConfig) -> #launcher<'_> {
+                #launcher { stream, config }
+            }
+        }
+
+        #(#cfg)*
+        impl #launcher<'_> {
+            /// Launches the kernel with these arguments.
+            #vis fn launch(self, #(#signature),*) -> ::cuprum::Result<()> {
+                #name::launch(self.stream, self.config, #(#args),*)
             }
         }
     }

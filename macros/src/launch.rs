@@ -4,6 +4,7 @@
 use cuprum_codegen::launch::{parse_launch, LaunchCall};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 pub fn expand(input: TokenStream) -> TokenStream {
     match parse_launch(input) {
@@ -20,18 +21,23 @@ fn emit(call: &LaunchCall) -> TokenStream {
         shared_bytes,
         stream,
         args,
+        close,
     } = call;
     let shared = shared_bytes
         .as_ref()
         .map(|s| quote!(.with_shared_bytes(#s)));
-    let call_args = args.stream();
-    let call =
-        quote_spanned!(args.span()=> #kernel::launch(__cuprum_stream, __cuprum_config, #call_args));
+    // Each part keeps its own span, so that rustc reports a wrong stream, size or argument at
+    // the part the user wrote.
+    // `&#stream` directly in a `let` keeps a temporary such as `dev.default_stream()` alive
+    // for the whole launch.
+    let owner = quote_spanned!(stream.span()=> __cuprum_stream_owner);
+    let method = quote_spanned!(*close=> launch);
     quote! {
         {
-            let __cuprum_stream: &::cuprum::Stream = &#stream;
+            let __cuprum_stream_owner = &#stream;
+            let __cuprum_stream: &::cuprum::Stream = ::cuprum::__private::launch_stream(#owner);
             let __cuprum_config = ::cuprum::LaunchConfig::new(#grid, #block) #shared;
-            #call
+            #kernel::__cuprum_launcher(__cuprum_stream, __cuprum_config).#method #args
         }
     }
 }

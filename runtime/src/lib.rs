@@ -58,8 +58,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::expansion::{
-        backend, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut, GpuStream, KernelInfo,
-        Site, SiteKind,
+        backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
+        GpuStream, KernelInfo, LaunchStream, Site, SiteKind,
     };
     pub use cudarc::driver::PushKernelArg;
 }
