@@ -1,0 +1,11 @@
+use cuprum::prelude::*;
+
+#[kernel]
+pub fn write(x: &[f32], out: &mut [f32]) {
+    x[0] = 1.0;
+    let count = 0;
+    count += 1;
+    out = x;
+}
+
+fn main() {}
