@@ -80,6 +80,7 @@ fn bad_close(tokens: &[TokenTree], body: usize) -> syn::Error {
 
 /// Parses the tokens inside `launch!(..)`.
 pub fn parse_launch(input: TokenStream) -> syn::Result<LaunchCall> {
+    crate::check::check_nesting(&input)?;
     let tokens: Vec<TokenTree> = input.into_iter().collect();
     let Some(first) = tokens.first() else {
         return Err(syn::Error::new(

@@ -48,7 +48,7 @@ pub fn compile_kernel(
     if let Err(e) = verify::verify_program(&program) {
         return Err(internal_error(&item.sig.ident, &e));
     }
-    let name = item.sig.ident.to_string();
+    let name = syn::ext::IdentExt::unraw(&item.sig.ident).to_string();
     let target = options
         .target
         .clone()

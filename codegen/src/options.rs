@@ -142,10 +142,21 @@ impl KernelOptions {
             }
             Ok(())
         });
-        parser.parse2(tokens)?;
-        match errors {
-            Some(e) => Err(e),
-            None => Ok(options),
+        // A syntax error ends the list; the problems found before it are still reported.
+        let syntax = parser.parse2(tokens).err().map(|e| {
+            let msg = format!(
+                "{e}; {}",
+                "kernel attributes are written `#[kernel(unchecked, max_threads = 256)]`"
+            );
+            syn::Error::new(e.span(), msg)
+        });
+        match (errors, syntax) {
+            (Some(mut e), Some(s)) => {
+                e.combine(s);
+                Err(e)
+            }
+            (Some(e), None) | (None, Some(e)) => Err(e),
+            (None, None) => Ok(options),
         }
     }
 }
@@ -196,5 +207,17 @@ mod tests {
         assert!(msgs[0].contains("unknown kernel attribute `fast`"));
         assert!(msgs[1].contains("between 1 and 1024"));
         assert!(msgs[2].contains("unknown GPU target"));
+    }
+
+    #[test]
+    fn a_syntax_error_keeps_the_errors_before_it() {
+        let e = KernelOptions::parse(quote!(fast, 1 + 2)).unwrap_err();
+        let msgs: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].contains("did you mean `fastmath`"), "{msgs:?}");
+        assert!(
+            msgs[1].contains("#[kernel(unchecked, max_threads = 256)]"),
+            "{msgs:?}"
+        );
     }
 }

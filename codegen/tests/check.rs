@@ -219,3 +219,79 @@ fn ir_verifier_accepts_every_checked_program() {
         compile("fn k(o: &mut [f32], x: &[f32]) { for i in 0..x.len() { o[i] = x[i] * 2.0; } }");
     cuprum_codegen::verify::verify_program(&k.program).unwrap();
 }
+
+#[test]
+fn kernel_names_must_be_ptx_entry_names() {
+    let k = compile("fn r#type(o: &mut [f32]) { o[0] = 1.0; }");
+    assert!(k.ptx.contains(".entry type("), "{}", k.ptx);
+    for (name, msg) in [
+        ("ñu", "ASCII"),
+        ("__cuprum_panic", "reserved for Cuprum"),
+        ("WARP_SZ", "built into PTX"),
+    ] {
+        let e = errors(&format!("fn {name}(o: &mut [f32]) {{ o[0] = 1.0; }}"));
+        assert!(e.len() == 1 && e[0].contains(msg), "{name}: {e:?}");
+    }
+}
+
+#[test]
+fn local_arrays_are_bounded() {
+    compile(
+        "fn k(o: &mut [f32], j: usize) { let mut a = [1.5f32; 1024]; a[j] = 2.0; o[0] = a[j]; }",
+    );
+    for src in [
+        "fn k(o: &mut [u8]) { let a = [0u8; 4000000000]; o[0] = a[5]; }",
+        "fn k(o: &mut [u8]) { let a = [[0u8; 64]; 64]; o[0] = a[5][1]; }",
+        "fn k(o: &mut [u8]) { let a: [u8; 2000] = [0; 2000]; o[0] = a[5]; }",
+    ] {
+        let e = errors(src);
+        assert!(
+            e.iter()
+                .any(|m| m.contains("local arrays hold at most 1024")),
+            "{src}: {e:?}"
+        );
+    }
+    let e = errors("fn k(o: &mut [u8]) { let a = [(); 3]; o[0] = 1; }");
+    assert!(e[0].contains("arrays of `()` are not supported"), "{e:?}");
+}
+
+/// Runs `f` on a thread with rustc's 8 MiB stack, where proc macros run.
+fn on_rustc_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    on_rustc_stack(|| {
+        let tokens = |s: String| s.parse::<proc_macro2::TokenStream>().unwrap();
+        let check = cuprum_codegen::check::check_nesting;
+        // Nesting that syn itself would overflow on is caught before parsing.
+        let parens = format!(
+            "fn k(o: &mut [i32]) {{ o[0] = {}1{}; }}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        assert!(check(&tokens(parens))
+            .unwrap_err()
+            .to_string()
+            .contains("nest more than 128"));
+        let negations = format!("fn k(o: &mut [i32]) {{ o[0] = {}1; }}", "- ".repeat(5000));
+        assert!(check(&tokens(negations))
+            .unwrap_err()
+            .to_string()
+            .contains("operators nest"));
+        // A long chain that syn parses is stopped by the checker.
+        let chain = format!("fn k(o: &mut [i32]) {{ o[0] = 1{}; }}", " + 1".repeat(5000));
+        assert!(check(&tokens(chain.clone())).is_ok());
+        let e = errors(&chain);
+        assert!(
+            e.len() == 1 && e[0].contains("nests more than 256 levels"),
+            "{e:?}"
+        );
+    });
+}

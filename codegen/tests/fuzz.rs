@@ -194,6 +194,30 @@ const VOCABULARY: &[&str] = &[
     "await",
 ];
 
+/// Kernel names that are valid Rust but awkward as PTX symbols.
+const NAMES: &[&str] = &[
+    "k",
+    "r#type",
+    "r#match",
+    "r#fn",
+    "ñu",
+    "数",
+    "__cuprum_panic",
+    "__cuprum_x",
+    "WARP_SZ",
+    "main",
+    "launch",
+    "PTX",
+    "_k",
+    "K2",
+    "entry",
+    "reg",
+    "global",
+    "param",
+    "ret",
+    "exit",
+];
+
 /// Counters of one run.
 struct Figures {
     inputs: AtomicU64,
@@ -348,7 +372,15 @@ fn options() -> impl Strategy<Value = KernelOptions> {
 /// Compiles `src` if it parses as a function; a panic fails the case with the source.
 fn compile_source(src: &str, options: &KernelOptions) -> Result<(), TestCaseError> {
     FIGURES.inputs.fetch_add(1, Ordering::Relaxed);
-    let Ok(item) = syn::parse_str::<syn::ItemFn>(src) else {
+    // What `#[kernel]` does before parsing: reject nesting that would overflow syn's stack.
+    let Ok(tokens) = TokenStream::from_str(src) else {
+        return Ok(());
+    };
+    if cuprum_codegen::check::check_nesting(&tokens).is_err() {
+        FIGURES.rejected.fetch_add(1, Ordering::Relaxed);
+        return Ok(());
+    }
+    let Ok(item) = syn::parse2::<syn::ItemFn>(tokens) else {
         return Ok(());
     };
     FIGURES.parsed.fetch_add(1, Ordering::Relaxed);
@@ -779,14 +811,24 @@ fn mutated_kernels_never_panic() {
         0..CORPUS.len(),
         prop::collection::vec(mutation(), 1..4),
         options(),
+        proptest::option::of(prop::sample::select(NAMES.to_vec())),
     );
-    fuzz("mutated kernels", 300, strategy, |(k, edits, opts)| {
-        let mut tokens = tokens_of(CORPUS[k]);
-        for m in &edits {
-            apply(&mut tokens, m);
-        }
-        compile_source(&tokens.join(" "), &opts)
-    });
+    fuzz(
+        "mutated kernels",
+        300,
+        strategy,
+        |(k, edits, opts, name)| {
+            let mut tokens = tokens_of(CORPUS[k]);
+            if let Some(name) = name {
+                // The kernel's name becomes a PTX symbol.
+                tokens[1] = name.to_string();
+            }
+            for m in &edits {
+                apply(&mut tokens, m);
+            }
+            compile_source(&tokens.join(" "), &opts)
+        },
+    );
     report();
 }
 

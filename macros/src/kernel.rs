@@ -14,6 +14,11 @@ use syn::spanned::Spanned;
 const FORWARDED: &[&str] = &["doc", "cfg", "allow", "warn", "deny", "expect", "cfg_attr"];
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    for tokens in [&attr, &item] {
+        if let Err(e) = cuprum_codegen::check::check_nesting(tokens) {
+            return e.to_compile_error();
+        }
+    }
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => return not_a_function(item, e).to_compile_error(),
@@ -106,6 +111,9 @@ fn not_a_function(item: TokenStream, parse_error: syn::Error) -> syn::Error {
         syn::Item::Mod(i) => ("a module", i.mod_token.to_token_stream(), Some(&i.ident)),
         syn::Item::Impl(i) => ("an `impl` block", i.impl_token.to_token_stream(), None),
         syn::Item::Use(i) => ("a `use`", i.use_token.to_token_stream(), None),
+        syn::Item::Verbatim(v) if v.clone().into_iter().any(|t| t.to_string() == "fn") => {
+            ("a function without a body", v.clone(), None)
+        }
         other => ("this item", other.to_token_stream(), None),
     };
     let at = quote!(#keyword #name);
@@ -382,5 +390,150 @@ fn launcher(
                 #name::launch(self.stream, self.config, #(#args),*)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages of the `compile_error!`s in an expansion.
+    fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
+        let out = expand(attr, item).to_string();
+        out.split("compile_error !")
+            .skip(1)
+            .map(|s| s.split('"').nth(1).unwrap_or_default().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn odd_items_and_attributes_give_errors_not_panics() {
+        let cases: Vec<(TokenStream, TokenStream)> = vec![
+            (
+                quote!(),
+                quote!(
+                    struct S;
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    enum E {
+                        A,
+                    }
+                ),
+            ),
+            (quote!(), quote!(impl S { fn f() {} })),
+            (
+                quote!(),
+                quote!(
+                    fn f();
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn r#type(o: &mut [f32]) {
+                        o[0] = 1.0;
+                    }
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(&self) {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f<T>(x: T) {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    extern "C" fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    #[kernel]
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    #[inline]
+                    #[cuprum::device]
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f((a, b): (f32, f32), _: u32) {}
+                ),
+            ),
+            (
+                quote!(=),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(target),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(max_threads(3)),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(max_threads = 99999999999999),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(target = "sm_90", target = 3),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (quote!(), quote!()),
+        ];
+        for (attr, item) in cases {
+            let text = format!("#[kernel({attr})] {item}");
+            let errors = errors(attr, item);
+            if text.contains("r#type") {
+                assert!(errors.is_empty(), "{text}: {errors:?}");
+            } else {
+                assert!(!errors.is_empty(), "{text} compiled");
+            }
+            assert!(
+                errors.iter().all(|e| !e.contains("internal error")),
+                "{text}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn three_mistakes_are_three_errors() {
+        let errors = errors(
+            quote!(fast_math),
+            quote!(
+                fn k(o: &mut [f32], v: Vec<f32>) {
+                    o[0] = 2;
+                }
+            ),
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
     }
 }

@@ -46,6 +46,31 @@ pub(super) fn gpu_path_name(path: &syn::Path) -> Option<(String, bool)> {
 impl Checker<'_> {
     /// Checks an expression.
     pub(super) fn expr(&mut self, e: &syn::Expr) -> Expr {
+        if !self.enter(e) {
+            return error_expr(span_of(e));
+        }
+        let x = self.expr_here(e);
+        self.depth -= 1;
+        x
+    }
+
+    /// Counts one more level of nesting; at the limit, reports it (once) and says no.
+    pub(super) fn enter(&mut self, at: &impl ToTokens) -> bool {
+        if self.depth >= super::MAX_DEPTH {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.error(
+                    at,
+                    format!("this expression nests more than {} levels deep, more than Cuprum's compiler handles; split it with `let` bindings", super::MAX_DEPTH),
+                );
+            }
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn expr_here(&mut self, e: &syn::Expr) -> Expr {
         let span = span_of(e);
         match e {
             syn::Expr::Lit(l) => self.literal(&l.lit, false),
@@ -89,6 +114,9 @@ impl Checker<'_> {
                     return error_expr(span);
                 };
                 let elem_ty = first.ty.clone();
+                if !self.array_fits(&elem_ty, elems.len() as u64, a) {
+                    return error_expr(span);
+                }
                 for (x, node) in elems.iter().skip(1).zip(a.elems.iter().skip(1)) {
                     self.unify_at(
                         &elem_ty,
@@ -109,6 +137,9 @@ impl Checker<'_> {
                 let Some(n) = self.const_len(&r.len) else {
                     return error_expr(span);
                 };
+                if !self.array_fits(&value.ty, n, r) {
+                    return error_expr(span);
+                }
                 let ty = Ty::Array(Box::new(value.ty.clone()), n);
                 Expr {
                     kind: ExprKind::Repeat(Box::new(value), n),
@@ -256,6 +287,15 @@ impl Checker<'_> {
 
     /// Tries to read `e` as a place (a local, possibly indexed and projected).
     pub(super) fn try_place(&mut self, e: &syn::Expr) -> PlaceResult {
+        if !self.enter(e) {
+            return PlaceResult::Failed;
+        }
+        let p = self.try_place_here(e);
+        self.depth -= 1;
+        p
+    }
+
+    fn try_place_here(&mut self, e: &syn::Expr) -> PlaceResult {
         match e {
             syn::Expr::Paren(p) => self.try_place(&p.expr),
             syn::Expr::Group(g) => self.try_place(&g.expr),

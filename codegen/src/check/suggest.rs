@@ -2,7 +2,8 @@
 
 /// The candidate closest to `name`, if it is close enough to be a likely typo: within an edit
 /// distance of a third of its length (a swap of two neighbours counts as one edit), or else
-/// the candidate that `name` starts with (`maximum` → `max`).
+/// the candidate that `name` starts with (`maximum` → `max`) or that starts with `name`
+/// (`fast` → `fastmath`).
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = name.chars().count() / 3;
     let candidates: Vec<&'a str> = candidates.into_iter().collect();
@@ -17,6 +18,13 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
                 .iter()
                 .filter(|c| c.len() >= 3 && name.starts_with(**c))
                 .max_by_key(|c| c.len())
+                .copied()
+        })
+        .or_else(|| {
+            candidates
+                .iter()
+                .filter(|c| name.len() >= 3 && c.starts_with(name))
+                .min_by_key(|c| c.len())
                 .copied()
         })
 }
@@ -60,5 +68,6 @@ mod tests {
         assert_eq!(closest("completely_else", names), None);
         assert_eq!(closest("inptu", ["input", "out"]), Some("input"));
         assert_eq!(closest("maximum", ["min", "max"]), Some("max"));
+        assert_eq!(closest("fast", ["fastmath", "unchecked"]), Some("fastmath"));
     }
 }
