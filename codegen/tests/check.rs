@@ -295,3 +295,23 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         );
     });
 }
+
+#[test]
+fn one_element_tuples_are_tuples() {
+    compile("fn k(o: &mut [f32]) { let t: (f32,) = (1.0f32,); o[0] = t.0; }");
+}
+
+#[test]
+fn a_parameter_declared_twice_is_an_error() {
+    let e = errors("fn k(o: &mut [f32], o: &mut [f32]) { o[0] = 1.0; }");
+    assert!(e.len() == 1 && e[0].contains("declared twice"), "{e:?}");
+}
+
+#[test]
+fn calling_a_local_says_it_hides_the_gpu_function() {
+    let e = errors("fn k(o: &mut [u32]) { let thread_idx = 3; o[0] = thread_idx().x; }");
+    assert!(
+        e.len() == 1 && e[0].contains("the local hides `gpu::thread_idx`"),
+        "{e:?}"
+    );
+}

@@ -321,7 +321,7 @@ impl Checker<'_> {
                     self.expr(&ix.index);
                     self.error(
                         &ix.expr,
-                        "only slices, local arrays and shared arrays can be indexed",
+                        "only slices, local arrays and shared arrays can be indexed; bind this value with `let` first",
                     );
                     PlaceResult::Failed
                 }
@@ -1038,16 +1038,24 @@ impl Checker<'_> {
             self.error(&c.func, "only named functions can be called in kernels (closures and function pointers are not supported)");
             return error_expr(span);
         };
-        if let Some((name, explicit)) = gpu_path_name(&p.path) {
-            if let Some((builtin, params, ret)) = builtins::gpu_function(&name) {
-                if self.lookup(&name).is_none() || explicit {
-                    return self.builtin_call(builtin, &params, ret, c, &name);
+        if let Some(ident) = p.path.get_ident() {
+            if self.lookup(&ident.to_string()).is_some() {
+                self.check_call_args(&c.args);
+                let mut msg = format!("`{ident}` is a local value, not a function");
+                if builtins::GPU_FUNCTIONS.contains(&ident.to_string().as_str()) {
+                    msg.push_str(&format!("; the local hides `gpu::{ident}`, which you can call by its path, `gpu::{ident}()`"));
                 }
+                self.error(ident, msg);
+                return error_expr(span);
+            }
+        }
+        if let Some((name, explicit)) = gpu_path_name(&p.path) {
+            // A bare name that is a local was reported above.
+            if let Some((builtin, params, ret)) = builtins::gpu_function(&name) {
+                return self.builtin_call(builtin, &params, ret, c, &name);
             }
             if builtins::GPU_FUNCTIONS.contains(&name.as_str()) {
-                for a in &c.args {
-                    self.expr(a);
-                }
+                self.check_call_args(&c.args);
                 self.error(
                     p,
                     format!(
@@ -1069,12 +1077,20 @@ impl Checker<'_> {
                 return error_expr(span);
             }
         }
-        for a in &c.args {
-            self.expr(a);
-        }
+        self.check_call_args(&c.args);
         let msg = foreign_call_message(&p.path, &c.args);
         self.error(p, msg);
         error_expr(span)
+    }
+
+    /// Checks the arguments of a call that failed, for their own mistakes; a slice or array
+    /// passed by name is what a `#[device]` function could take, so it is not reported.
+    fn check_call_args(&mut self, args: &Punctuated<syn::Expr, syn::Token![,]>) {
+        for a in args {
+            if self.aggregate_local(a).is_none() {
+                self.expr(a);
+            }
+        }
     }
 
     fn builtin_call(

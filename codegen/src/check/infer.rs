@@ -144,7 +144,10 @@ impl InferCtx {
             Ty::Array(t, n) => format!("[{}; {n}]", self.describe(&t)),
             Ty::Tuple(ts) => {
                 let inner: Vec<String> = ts.iter().map(|t| self.describe(t)).collect();
-                format!("({})", inner.join(", "))
+                match inner.as_slice() {
+                    [one] => format!("({one},)"),
+                    _ => format!("({})", inner.join(", ")),
+                }
             }
             other => other.to_string(),
         }

@@ -216,6 +216,20 @@ impl<'p> Checker<'p> {
     fn param(&mut self, pt: &syn::PatType) -> Option<LocalId> {
         let ty = self.param_type(&pt.ty)?;
         match &*pt.pat {
+            syn::Pat::Ident(pi)
+                if pi.by_ref.is_none()
+                    && pi.subpat.is_none()
+                    && self.locals.iter().any(|l| pi.ident == l.name) =>
+            {
+                self.error(
+                    &pi.ident,
+                    format!(
+                        "parameter `{}` is declared twice; give each parameter its own name",
+                        pi.ident
+                    ),
+                );
+                None
+            }
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() && matches!(ty, Ty::Slice { .. }) {
                     self.error(pi, "a slice parameter cannot be `mut`; write `x: &mut [T]` to write through it");
@@ -230,7 +244,7 @@ impl<'p> Checker<'p> {
             other => {
                 self.error(
                     other,
-                    "kernel parameters must be plain names, like `x: &[f32]`",
+                    "kernel parameters must be plain names, like `x: &[f32]` (`_x` for one the kernel does not use)",
                 );
                 None
             }
@@ -338,11 +352,8 @@ impl<'p> Checker<'p> {
                 for e in &t.elems {
                     tys.push(self.local_type(e)?);
                 }
-                Some(if tys.len() == 1 {
-                    tys.pop().unwrap()
-                } else {
-                    Ty::Tuple(tys)
-                })
+                // `(f32,)` is a one-element tuple; `(f32)` is a `Type::Paren`.
+                Some(Ty::Tuple(tys))
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
             syn::Type::Group(g) => self.local_type(&g.elem),
