@@ -315,3 +315,8 @@ fn calling_a_local_says_it_hides_the_gpu_function() {
         "{e:?}"
     );
 }
+
+#[test]
+fn an_explicit_unit_return_type_is_allowed() {
+    compile("fn k(o: &mut [f32]) -> () { o[0] = 1.0; }");
+}

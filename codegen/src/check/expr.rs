@@ -54,22 +54,6 @@ impl Checker<'_> {
         x
     }
 
-    /// Counts one more level of nesting; at the limit, reports it (once) and says no.
-    pub(super) fn enter(&mut self, at: &impl ToTokens) -> bool {
-        if self.depth >= super::MAX_DEPTH {
-            if !self.too_deep {
-                self.too_deep = true;
-                self.error(
-                    at,
-                    format!("this expression nests more than {} levels deep, more than Cuprum's compiler handles; split it with `let` bindings", super::MAX_DEPTH),
-                );
-            }
-            return false;
-        }
-        self.depth += 1;
-        true
-    }
-
     fn expr_here(&mut self, e: &syn::Expr) -> Expr {
         let span = span_of(e);
         match e {
