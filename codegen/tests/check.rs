@@ -118,10 +118,7 @@ fn mixed_float_widths_are_an_error_with_a_cast_hint() {
 #[test]
 fn int_literal_next_to_float_suggests_a_float_literal() {
     let e = errors("fn k(o: &mut [f32], a: f32) { o[0] = a * 2; }");
-    assert!(
-        e[0].contains("write a float literal such as `2.0`"),
-        "{e:?}"
-    );
+    assert!(e[0].contains("write a float literal, `2.0`"), "{e:?}");
 }
 
 #[test]
@@ -221,4 +218,105 @@ fn ir_verifier_accepts_every_checked_program() {
     let k =
         compile("fn k(o: &mut [f32], x: &[f32]) { for i in 0..x.len() { o[i] = x[i] * 2.0; } }");
     cuprum_codegen::verify::verify_program(&k.program).unwrap();
+}
+
+#[test]
+fn kernel_names_must_be_ptx_entry_names() {
+    let k = compile("fn r#type(o: &mut [f32]) { o[0] = 1.0; }");
+    assert!(k.ptx.contains(".entry type("), "{}", k.ptx);
+    for (name, msg) in [
+        ("ñu", "ASCII"),
+        ("__cuprum_panic", "reserved for Cuprum"),
+        ("WARP_SZ", "built into PTX"),
+    ] {
+        let e = errors(&format!("fn {name}(o: &mut [f32]) {{ o[0] = 1.0; }}"));
+        assert!(e.len() == 1 && e[0].contains(msg), "{name}: {e:?}");
+    }
+}
+
+#[test]
+fn local_arrays_are_bounded() {
+    compile(
+        "fn k(o: &mut [f32], j: usize) { let mut a = [1.5f32; 1024]; a[j] = 2.0; o[0] = a[j]; }",
+    );
+    for src in [
+        "fn k(o: &mut [u8]) { let a = [0u8; 4000000000]; o[0] = a[5]; }",
+        "fn k(o: &mut [u8]) { let a = [[0u8; 64]; 64]; o[0] = a[5][1]; }",
+        "fn k(o: &mut [u8]) { let a: [u8; 2000] = [0; 2000]; o[0] = a[5]; }",
+    ] {
+        let e = errors(src);
+        assert!(
+            e.iter()
+                .any(|m| m.contains("local arrays hold at most 1024")),
+            "{src}: {e:?}"
+        );
+    }
+    let e = errors("fn k(o: &mut [u8]) { let a = [(); 3]; o[0] = 1; }");
+    assert!(e[0].contains("arrays of `()` are not supported"), "{e:?}");
+}
+
+/// Runs `f` on a thread with rustc's 8 MiB stack, where proc macros run.
+fn on_rustc_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    on_rustc_stack(|| {
+        let tokens = |s: String| s.parse::<proc_macro2::TokenStream>().unwrap();
+        let check = cuprum_codegen::check::check_nesting;
+        // Nesting that syn itself would overflow on is caught before parsing.
+        let parens = format!(
+            "fn k(o: &mut [i32]) {{ o[0] = {}1{}; }}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        assert!(check(&tokens(parens))
+            .unwrap_err()
+            .to_string()
+            .contains("nest more than 128"));
+        let negations = format!("fn k(o: &mut [i32]) {{ o[0] = {}1; }}", "- ".repeat(5000));
+        assert!(check(&tokens(negations))
+            .unwrap_err()
+            .to_string()
+            .contains("operators nest"));
+        // A long chain that syn parses is stopped by the checker.
+        let chain = format!("fn k(o: &mut [i32]) {{ o[0] = 1{}; }}", " + 1".repeat(5000));
+        assert!(check(&tokens(chain.clone())).is_ok());
+        let e = errors(&chain);
+        assert!(
+            e.len() == 1 && e[0].contains("nests more than 256 levels"),
+            "{e:?}"
+        );
+    });
+}
+
+#[test]
+fn one_element_tuples_are_tuples() {
+    compile("fn k(o: &mut [f32]) { let t: (f32,) = (1.0f32,); o[0] = t.0; }");
+}
+
+#[test]
+fn a_parameter_declared_twice_is_an_error() {
+    let e = errors("fn k(o: &mut [f32], o: &mut [f32]) { o[0] = 1.0; }");
+    assert!(e.len() == 1 && e[0].contains("declared twice"), "{e:?}");
+}
+
+#[test]
+fn calling_a_local_says_it_hides_the_gpu_function() {
+    let e = errors("fn k(o: &mut [u32]) { let thread_idx = 3; o[0] = thread_idx().x; }");
+    assert!(
+        e.len() == 1 && e[0].contains("the local hides `gpu::thread_idx`"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_explicit_unit_return_type_is_allowed() {
+    compile("fn k(o: &mut [f32]) -> () { o[0] = 1.0; }");
 }

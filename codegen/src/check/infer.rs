@@ -144,7 +144,10 @@ impl InferCtx {
             Ty::Array(t, n) => format!("[{}; {n}]", self.describe(&t)),
             Ty::Tuple(ts) => {
                 let inner: Vec<String> = ts.iter().map(|t| self.describe(t)).collect();
-                format!("({})", inner.join(", "))
+                match inner.as_slice() {
+                    [one] => format!("({one},)"),
+                    _ => format!("({})", inner.join(", ")),
+                }
             }
             other => other.to_string(),
         }
@@ -169,10 +172,20 @@ impl InferCtx {
                     // A negative unsigned literal is reported once, by the negation check.
                     let negated_unsigned = *value < 0 && !s.is_signed();
                     if !negated_unsigned && (*value < lo || *value > hi) {
+                        let wider = Scalar::ALL.into_iter().find(|w| {
+                            w.is_signed() == s.is_signed()
+                                && w.bits() > s.bits()
+                                && w.int_range()
+                                    .is_some_and(|(l, h)| l <= *value && *value <= h)
+                        });
+                        let advice = match wider {
+                            Some(w) => format!("; it needs a wider type such as `{}`", w.name()),
+                            None => "; no kernel integer type holds it".to_string(),
+                        };
                         errors.push(syn::Error::new(
                             *span,
                             format!(
-                                "literal out of range for `{}`: `{value}` does not fit in {lo}..={hi}",
+                                "literal out of range for `{}`: `{value}` does not fit in {lo}..={hi}{advice}",
                                 s.name()
                             ),
                         ));
