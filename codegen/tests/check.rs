@@ -320,3 +320,87 @@ fn calling_a_local_says_it_hides_the_gpu_function() {
 fn an_explicit_unit_return_type_is_allowed() {
     compile("fn k(o: &mut [f32]) -> () { o[0] = 1.0; }");
 }
+
+#[test]
+fn every_gpu_function_name_is_known_to_the_checker() {
+    // A name in the suggestion list that the checker did not handle would be reported as
+    // missing from `cuprum::gpu`, next to a "did you mean" naming itself.
+    for name in cuprum_codegen::check::GPU_FUNCTIONS {
+        let src = format!("fn k(o: &mut [u32]) {{ let v = gpu::{name}(); }}");
+        let item = common::parse(&src);
+        let Err(e) = cuprum_codegen::compile_kernel(
+            &item,
+            &Default::default(),
+            &cuprum_codegen::Target::default_target(),
+        ) else {
+            continue;
+        };
+        for e in e {
+            let msg = e.to_string();
+            assert!(!msg.contains("cannot find"), "gpu::{name}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn scalar_functions_by_path_stay_supported() {
+    compile("fn k(o: &mut [f32], x: &[f32]) { o[0] = f32::sqrt(x[0]) + <f32>::max(x[0], 1.0) + f32::from_bits(3u32); }");
+    let e = errors("fn k(o: &mut [f32], x: &[f32]) { o[0] = std::cmp::max(x[0], x[1]); }");
+    assert!(
+        e[0].contains("call it as a method: `x[0].max(x[1])`"),
+        "{e:?}"
+    );
+    let e = errors("fn k(o: &mut [f32], x: &[f32]) { o[0] = f32::max(x[0]); }");
+    assert!(
+        e[0].contains("takes 2 arguments but 1 were supplied"),
+        "{e:?}"
+    );
+    let e = errors("fn k(o: &mut [f32], x: &[f32]) { o[0] = f32::sqt(x[0]); }");
+    assert!(e[0].contains("did you mean `f32::sqrt`?"), "{e:?}");
+}
+
+#[test]
+fn a_method_of_the_other_kind_of_number_says_how_to_convert() {
+    let e = errors("fn k(o: &mut [f32], n: u32) { o[0] = (n + 1).sqrt(); }");
+    assert!(
+        e[0].contains("convert first, `((n + 1) as f32).sqrt()`"),
+        "{e:?}"
+    );
+    let e = errors("fn k(o: &mut [u32], x: &[f32]) { o[0] = x[0].count_ones(); }");
+    assert!(e[0].contains("`x[0].to_bits()`"), "{e:?}");
+    let e = errors("fn k(o: &mut [u32], n: u32) { o[0] = n.abs(); }");
+    assert!(e[0].contains("unsigned values are never negative"), "{e:?}");
+}
+
+#[test]
+fn a_non_constant_shared_array_size_is_reported_at_the_size() {
+    let e = errors("fn k(o: &mut [f32]) { let s = gpu::shared_array::<f32, N>(); o[0] = s[0]; }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("not `N`"), "{e:?}");
+    assert!(e[0].contains("gpu::dynamic_shared"), "{e:?}");
+    compile(
+        "fn k(o: &mut [f32]) { let s = gpu::shared_array::<f32, { 32 * 33 }>(); o[0] = s[0]; }",
+    );
+}
+
+#[test]
+fn a_generic_kernel_without_instances_reports_only_that() {
+    let e = errors("fn k<T: gpu::Float>(o: &mut [T], a: T) { o[0] = a; }");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("instances(f32, f64)"), "{e:?}");
+}
+
+#[test]
+fn kernel_parameters_may_not_be_arrays_or_tuples() {
+    let e = errors("fn k(o: &mut [f32], p: (f32, u32), a: [f32; 4]) { o[0] = 1.0; }");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(e[0].contains("like `a0: f32, a1: u32`"), "{e:?}");
+    assert!(e[1].contains("`&[f32]`"), "{e:?}");
+}
+
+#[test]
+fn raw_kernel_names_are_entries_without_r_hash() {
+    let k = compile("fn r#type(o: &mut [f32]) { o[0] = 1.0; }");
+    assert_eq!(k.name, "type");
+    assert!(k.ptx.contains(".entry type("));
+}

@@ -698,11 +698,17 @@ impl Checker<'_> {
                 }
                 Some(n) => dims.push(n),
                 None => {
+                    let text = source::expr_text(g);
+                    let named = matches!(g, syn::GenericArgument::Type(syn::Type::Path(_)));
+                    let why = if named {
+                        format!(" (the kernel compiler sees only the kernel's own code, not the value of `{text}`)")
+                    } else {
+                        String::new()
+                    };
                     self.error(
                         g,
                         format!(
-                            "shared array sizes must be compile-time constants (integer literals, or `{{ 32 * 33 }}`), not `{}`; for a size chosen at launch use `gpu::dynamic_shared::<T>()` with the launch's shared bytes",
-                            g.to_token_stream()
+                            "shared array sizes must be integer literals or arithmetic on them, like `256` or `{{ 32 * 33 }}`, not `{text}`{why}; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes"
                         ),
                     );
                     return error_expr(span);

@@ -43,6 +43,17 @@ pub fn check_kernel(
     let mut shared = Vec::new();
     let mut registry = Registry::default();
     check_kernel_signature(item, !generics.is_empty(), &mut errors);
+    if !item.sig.generics.params.is_empty() && generics.is_empty() {
+        // Without `instances(..)` the generic parameters stand for nothing: the body would
+        // only repeat that error.
+        return Err(errors
+            .into_iter()
+            .reduce(|mut all, e| {
+                all.combine(e);
+                all
+            })
+            .expect("the signature check reports the missing instances"));
+    }
     let kernel = {
         let mut checker = Checker::new(
             &mut errors,

@@ -1,3 +1,6 @@
+// A plain function is not callable from a kernel. Kernels fetch `#[device]` functions through
+// the macro `#[device]` defines under the function's name, so rustc reports the missing macro;
+// its note ("`square` is in scope, but it is a function") means: mark it `#[device]`.
 use cuprum::prelude::*;
 
 fn square(v: f32) -> f32 {
