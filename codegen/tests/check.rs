@@ -404,3 +404,15 @@ fn raw_kernel_names_are_entries_without_r_hash() {
     assert_eq!(k.name, "type");
     assert!(k.ptx.contains(".entry type("));
 }
+
+#[test]
+fn float_literals_must_be_finite_in_their_type() {
+    let e = errors("fn k(o: &mut [f32]) { o[0] = 1e308; }");
+    assert!(
+        e[0].contains("literal out of range for `f32`: `1e308` is larger than `f32::MAX`"),
+        "{e:?}"
+    );
+    let e = errors("fn k(o: &mut [f64]) { o[0] = -1e309; }");
+    assert!(e[0].contains("out of range for `f64`"), "{e:?}");
+    compile("fn k(o: &mut [f32], d: &mut [f64]) { o[0] = 3.4e38; d[0] = 1e308 + f64::INFINITY; }");
+}

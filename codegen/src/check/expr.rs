@@ -227,6 +227,12 @@ impl Checker<'_> {
                     }
                 };
                 let v: f64 = f.base10_digits().parse().unwrap_or(0.0);
+                self.infer.check_float_literal_later(
+                    ty.clone(),
+                    v,
+                    f.base10_digits().to_string(),
+                    span,
+                );
                 Expr {
                     kind: ExprKind::Float(if negate { -v } else { v }),
                     ty,

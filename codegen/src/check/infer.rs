@@ -25,6 +25,7 @@ pub struct Mismatch;
 pub struct InferCtx {
     vars: Vec<VarState>,
     literal_checks: Vec<(Ty, i128, Span)>,
+    float_checks: Vec<(Ty, f64, String, Span)>,
     negation_checks: Vec<(Ty, Span)>,
 }
 
@@ -158,6 +159,12 @@ impl InferCtx {
         self.literal_checks.push((ty, value, span));
     }
 
+    /// Remembers to check, once types are known, that the float literal `text` (of value
+    /// `value`) is finite in its type, as rustc's `overflowing_literals` requires.
+    pub fn check_float_literal_later(&mut self, ty: Ty, value: f64, text: String, span: Span) {
+        self.float_checks.push((ty, value, text, span));
+    }
+
     /// Remembers to check, once types are known, that `-` is applied to a signed type.
     pub fn check_negation_later(&mut self, ty: Ty, span: Span) {
         self.negation_checks.push((ty, span));
@@ -191,6 +198,31 @@ impl InferCtx {
                         ));
                     }
                 }
+            }
+        }
+        for (ty, value, text, span) in &self.float_checks {
+            let s = match self.resolve(ty) {
+                Ty::Scalar(s) if s.is_float() => s,
+                _ => continue,
+            };
+            let finite = if s == Scalar::F32 {
+                (*value as f32).is_finite()
+            } else {
+                value.is_finite()
+            };
+            if !finite {
+                let advice = if s == Scalar::F32 {
+                    "; use `f64`, or write `f32::INFINITY` for infinity"
+                } else {
+                    "; write `f64::INFINITY` for infinity"
+                };
+                errors.push(syn::Error::new(
+                    *span,
+                    format!(
+                        "literal out of range for `{0}`: `{text}` is larger than `{0}::MAX`{advice}",
+                        s.name()
+                    ),
+                ));
             }
         }
         for (ty, span) in &self.negation_checks {
