@@ -1,6 +1,8 @@
-//! A fuzz run of the front end: mutated valid kernels, random typed programs, random token
-//! streams, fed to `compile_kernel`, `parse_launch` and `KernelOptions::parse`. Nothing may
-//! panic: every input either compiles or is rejected with errors.
+//! A fuzz run of the front end: mutated valid kernels (plain, generic instances, calling
+//! `#[device]` functions), mutated device functions, random typed programs, random token
+//! streams, fed to `compile` (and, for what compiles, the simulator emitter), `check_device`,
+//! `parse_launch` and `KernelOptions::parse`. Nothing may panic: every input either compiles
+//! or is rejected with errors.
 //!
 //! `cargo test` runs a short, deterministic pass (a few hundred inputs of each kind). The long
 //! mode runs for a given time with a fresh seed and prints its figures:
@@ -11,16 +13,16 @@
 //!
 //! A panic is reported by proptest with the input, shrunk to a small case.
 
-mod common;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use cuprum_codegen::device::{DeviceFn, DeviceTable};
 use cuprum_codegen::launch::parse_launch;
-use cuprum_codegen::{compile_kernel, KernelOptions, Target};
+use cuprum_codegen::ty::Scalar;
+use cuprum_codegen::{compile, KernelOptions, KernelSource, Target};
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -41,7 +43,94 @@ const CORPUS: &[&str] = &[
     "fn dims(o: &mut [u32]) { let t = gpu::thread_idx(); let b = gpu::block_idx(); let d = gpu::block_dim(); let i = (b.x * d.x + t.x) as usize; gpu::sync_threads(); if i < o.len() { o[i] = gpu::lane_id() + gpu::warp_id() * gpu::WARP_SIZE + gpu::grid_dim().y; } }",
     "fn shadow(o: &mut [i8], v: i8, c: bool) { let x = v; let x = x.wrapping_add(1); let y = { let x = x.max(-5); x.min(90) }; let z = if c { y } else if y < 0 { -y } else { 0 }; o[0] = x + y + z; }",
     "fn consts(o: &mut [f32], m: &mut [u64]) { o[0] = f32::MAX + f32::EPSILON + std::f32::consts::PI; m[0] = u64::MAX / (u32::BITS as u64); }",
+    // Shared memory, barriers and fences.
+    "fn shared(o: &mut [f32], x: &[f32]) { let t = gpu::shared_array::<f32, 256>(); let g = gpu::shared_array_2d::<u32, 16, { 16 + 1 }>(); let tid = gpu::thread_idx().x as usize; t[tid % 256] = x[tid % x.len()]; g[tid % 16][tid % 17] = tid as u32; gpu::sync_threads(); gpu::thread_fence_block(); let n = gpu::sync_threads_count(tid % 2 == 0); if gpu::sync_threads_or(n > 3) { o[tid % o.len()] = t[255 - tid % 256] + g[0][tid % 17] as f32; } }",
+    "fn dynamic(o: &mut [f64]) { let d = gpu::dynamic_shared::<f64>(); let tid = gpu::thread_idx().x as usize; if tid < d.len() { d[tid] = tid as f64; } gpu::sync_threads(); if tid < d.len() && tid < o.len() { o[tid] = d[d.len() - 1 - tid]; } gpu::thread_fence(); }",
+    // Atomics on global and shared memory, every scope.
+    "fn atomics(c: &mut [u32], f: &mut [f32], w: &mut [i64]) { let i = gpu::global_id_x(); let s = gpu::shared_array::<u32, 32>(); let old = gpu::atomic_add(&mut c[i % c.len()], 1); gpu::atomic_max_block(&mut s[i % 32], old); gpu::atomic_add_system(&mut f[0], 0.5f32); let prev = gpu::atomic_cas(&mut c[0], 0, 7); gpu::atomic_inc(&mut c[1], 100); gpu::atomic_xor(&mut w[0], prev as i64); gpu::atomic_exch(&mut f[1], 2.0); }",
+    // Warp shuffles and votes.
+    "fn warp(o: &mut [f32], b: &mut [u32]) { let i = gpu::global_id_x(); let mut v = o[i % o.len()]; let mut d = 16u32; while d > 0 { v += gpu::shfl_down_sync(gpu::FULL_MASK, v, d); d /= 2; } let lane = gpu::lane_id(); let bal = gpu::ballot_sync(gpu::FULL_MASK, v > 0.0); let m = gpu::match_any_sync(gpu::activemask(), lane % 4); if gpu::all_sync(gpu::FULL_MASK, true) && lane == 0 { b[0] = bal ^ m ^ gpu::shfl_xor_sync(gpu::FULL_MASK, lane, 1); o[0] = v; } }",
+    // libdevice math, the `f32::name(x)` forms and bit casts.
+    "fn math(o: &mut [f32], d: &mut [f64], x: &[f32]) { let i = gpu::global_id_x(); if i < o.len() && i < x.len() { let v = x[i]; o[i] = v.sin() + v.exp().ln() + v.powf(2.5) + v.atan2(1.0) + v.hypot(3.0) + gpu::rsqrt(v.abs() + 1.0) + f32::sqrt(v.abs()) + <f32>::max(v, 0.0) + f32::from_bits(v.to_bits() ^ 1) + v.clamp(-1.0, 1.0) + v.powi(3) + v.cbrt(); d[0] = (v as f64).tanh() + f64::exp2(2.0); } }",
+    "fn ints(o: &mut [u32], m: &mut [i64]) { let i = gpu::global_id_x() as u32; o[0] = i.count_ones() + i.leading_zeros() + i.rotate_left(3) + i.reverse_bits() + i.pow(2) + u32::max(i, 7) + i.wrapping_neg(); m[0] = (i as i64).abs().clamp(-5, 5) + gpu::clock64() as i64 % 2; }",
+    // `#[device]` functions (see DEVICES): plain, in a module, generic, taking a slice.
+    CORPUS_DEVICES,
+    // A generic kernel: compiled for the instance types in `generics_for`.
+    CORPUS_GENERIC,
+    "fn bits<T: gpu::Int>(o: &mut [T], a: T) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a.rotate_left(1) ^ T::MAX ^ twice(o[i]); gpu::atomic_add(&mut o[0], a); } }",
 ];
+
+/// The `#[device]` functions the corpus calls, by call path; mutated by
+/// `mutated_device_functions_never_panic`.
+const DEVICES: &[(&str, &str)] = &[
+    ("sq", "fn sq(v: f32) -> f32 { v * v }"),
+    ("math::cube", "fn cube(v: f32) -> f32 { let s = sq(v); if s > 1e30 { return 0.0; } s * v }"),
+    ("twice", "fn twice<T: Copy + core::ops::Add<Output = T>>(v: T) -> T { v + v }"),
+    ("sum3", "fn sum3(x: &[f32], i: usize) -> f32 { let mut s = 0.0; for k in 0..3 { s += x[(i + k) % x.len()]; } s }"),
+    ("swap_first", "fn swap_first(u: &mut [u32]) { if u.len() > 1 { let t = u[0]; u[0] = u[1]; u[1] = t; } }"),
+    ("pair", "fn pair(p: (f32, u32), a: [f32; 2]) -> (u32, f32) { (p.1, p.0 + a[0] + a[1]) }"),
+];
+
+/// Device functions' own calls: `math::cube` calls `sq`.
+fn device_table(replace: Option<(usize, &syn::ItemFn)>) -> DeviceTable {
+    let parse = |k: usize| -> syn::ItemFn {
+        match replace {
+            Some((r, item)) if r == k => item.clone(),
+            _ => syn::parse_str(DEVICES[k].1).expect("device corpus parses"),
+        }
+    };
+    let mut leaf = DeviceTable::default();
+    leaf.insert(
+        "sq",
+        DeviceFn {
+            item: parse(0),
+            deps: DeviceTable::default(),
+        },
+    );
+    let mut table = DeviceTable::default();
+    for (k, (path, _)) in DEVICES.iter().enumerate() {
+        // Every function sees every other by its bare name (a recursive call is an error to
+        // report, not to crash on).
+        let deps = if k == 0 {
+            DeviceTable::default()
+        } else {
+            leaf.clone()
+        };
+        table.insert(
+            path,
+            DeviceFn {
+                item: parse(k),
+                deps,
+            },
+        );
+    }
+    table
+}
+
+/// The instances a kernel's generic parameters are compiled for (none for a plain kernel);
+/// `pick` chooses among the scalar types, so that bounds are also checked.
+fn generics_for(item: &syn::ItemFn, pick: usize) -> Vec<(String, Scalar)> {
+    const TYPES: &[Scalar] = &[
+        Scalar::F32,
+        Scalar::F64,
+        Scalar::U32,
+        Scalar::I64,
+        Scalar::U8,
+        Scalar::Bool,
+    ];
+    item.sig
+        .generics
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(k, g)| match g {
+            syn::GenericParam::Type(t) => {
+                Some((t.ident.to_string(), TYPES[(pick + k) % TYPES.len()]))
+            }
+            _ => None,
+        })
+        .collect()
+}
 
 /// Tokens the mutations insert: keywords, operators, literals at the edges of their types,
 /// names the checker knows and names it does not.
@@ -169,6 +258,37 @@ const VOCABULARY: &[&str] = &[
     "gpu::sync_threads()",
     "gpu::WARP_SIZE",
     "gpu::shared_array",
+    "gpu::shared_array::<f32, 32>()",
+    "gpu::shared_array_2d::<u32, 4, 4>()",
+    "gpu::dynamic_shared::<f64>()",
+    "gpu::atomic_add",
+    "gpu::atomic_cas_block",
+    "&mut",
+    "gpu::shfl_down_sync",
+    "gpu::ballot_sync",
+    "gpu::FULL_MASK",
+    "gpu::sync_threads_count",
+    "gpu::thread_fence",
+    "gpu::rsqrt",
+    "sin",
+    "exp",
+    "powf",
+    "powi",
+    "atan2",
+    "to_bits",
+    "from_bits",
+    "from_f64",
+    "clamp",
+    "count_ones",
+    "sq",
+    "twice",
+    "math::cube",
+    "sum3",
+    "pair",
+    "T",
+    "gpu::Float",
+    "<f32>",
+    "::<f32>",
     "len",
     "is_empty",
     "sqrt",
@@ -372,6 +492,18 @@ fn options() -> impl Strategy<Value = KernelOptions> {
 
 /// Compiles `src` if it parses as a function; a panic fails the case with the source.
 fn compile_source(src: &str, options: &KernelOptions) -> Result<(), TestCaseError> {
+    compile_with_devices(src, options, &device_table(None), 0)
+}
+
+/// Compiles `src` as `#[kernel]` does: with the device functions `devices`, and for a generic
+/// kernel one instance (chosen by `pick`). What compiles is also emitted for the simulator
+/// (which the macro does outside the compiler's panic guard).
+fn compile_with_devices(
+    src: &str,
+    options: &KernelOptions,
+    devices: &DeviceTable,
+    pick: usize,
+) -> Result<(), TestCaseError> {
     FIGURES.inputs.fetch_add(1, Ordering::Relaxed);
     // What `#[kernel]` does before parsing: reject nesting that would overflow syn's stack.
     let Ok(tokens) = TokenStream::from_str(src) else {
@@ -385,11 +517,38 @@ fn compile_source(src: &str, options: &KernelOptions) -> Result<(), TestCaseErro
         return Ok(());
     };
     FIGURES.parsed.fetch_add(1, Ordering::Relaxed);
+    let generics = generics_for(&item, pick);
+    let mut options = options.clone();
+    if !generics.is_empty() {
+        options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+    }
+    let source = KernelSource {
+        item: &item,
+        devices: devices.clone(),
+        entry: std::iter::once(syn::ext::IdentExt::unraw(&item.sig.ident).to_string())
+            .chain(generics.iter().map(|(_, s)| s.name().to_string()))
+            .collect::<Vec<_>>()
+            .join("_"),
+        generics,
+    };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        compile_kernel(&item, options, &Target::default_target())
+        compile(&source, &options, &Target::default_target()).map(|k| {
+            let name = proc_macro2::Ident::new("sim_body", proc_macro2::Span::call_site());
+            let body = cuprum_codegen::sim::emit_body(&k.program, &name);
+            let _ = cuprum_codegen::sim::is_cooperative(&k.program);
+            let _ = cuprum_codegen::sim::static_shared_bytes(&k.program);
+            (k, body)
+        })
     }));
     match outcome {
-        Ok(Ok(_)) => FIGURES.compiled.fetch_add(1, Ordering::Relaxed),
+        Ok(Ok((_, body))) => {
+            // The simulator's code is Rust the user's crate compiles: it must at least parse.
+            prop_assert!(
+                syn::parse2::<syn::File>(body.clone()).is_ok(),
+                "the simulator body does not parse:\n{body}\n{src}"
+            );
+            FIGURES.compiled.fetch_add(1, Ordering::Relaxed)
+        }
         Ok(Err(e)) => {
             // Every error carries a message; none is Cuprum's own fault.
             for e in e {
@@ -401,7 +560,7 @@ fn compile_source(src: &str, options: &KernelOptions) -> Result<(), TestCaseErro
         }
         Err(_) => {
             return Err(TestCaseError::fail(format!(
-                "compile_kernel panicked on:\n{src}"
+                "compiling panicked on:\n{src}"
             )))
         }
     };
@@ -737,10 +896,11 @@ const LAUNCHES: &[&str] = &[
     "saxpy<<<4, 256, stream>>>(&mut y, &x, 2.0)",
     "kernels::scale<<<(2, 2), (16, 16), 1024, dev.default_stream()>>>(&mut out)",
     "k<<<grid_for(n), Dim3::new(32, 1, 1), &s>>>()",
+    "kernels::scale::<f32><<<blocks, 256, 4096, stream>>>(&mut y.slice_mut(0..n), 0.5f32)",
 ];
 
 /// The number of fuzz targets, which share a long run equally.
-const TARGETS: u32 = 6;
+const TARGETS: u32 = 7;
 
 /// Runs `test` on values of `strategy`: `cases` of them deterministically in a normal test
 /// run, or for `CUPRUM_FUZZ_SECS` seconds with a fresh seed in the long mode.
@@ -813,12 +973,14 @@ fn mutated_kernels_never_panic() {
         prop::collection::vec(mutation(), 1..4),
         options(),
         proptest::option::of(prop::sample::select(NAMES.to_vec())),
+        0usize..6,
     );
+    let devices = device_table(None);
     fuzz(
         "mutated kernels",
         300,
         strategy,
-        |(k, edits, opts, name)| {
+        |(k, edits, opts, name, pick)| {
             let mut tokens = tokens_of(CORPUS[k]);
             if let Some(name) = name {
                 // The kernel's name becomes a PTX symbol.
@@ -827,11 +989,61 @@ fn mutated_kernels_never_panic() {
             for m in &edits {
                 apply(&mut tokens, m);
             }
-            compile_source(&tokens.join(" "), &opts)
+            compile_with_devices(&tokens.join(" "), &opts, &devices, pick)
         },
     );
     report();
 }
+
+#[test]
+fn mutated_device_functions_never_panic() {
+    let _serial = serial();
+    let strategy = (
+        0..DEVICES.len(),
+        prop::collection::vec(mutation(), 1..4),
+        0usize..6,
+    );
+    fuzz(
+        "mutated device functions",
+        200,
+        strategy,
+        |(k, edits, pick)| {
+            let mut tokens = tokens_of(DEVICES[k].1);
+            for m in &edits {
+                apply(&mut tokens, m);
+            }
+            let src = tokens.join(" ");
+            let Ok(item) = syn::parse_str::<syn::ItemFn>(&src) else {
+                return Ok(());
+            };
+            // `#[device]` checks a non-generic function on its own ...
+            let table = device_table(Some((k, &item)));
+            if item.sig.generics.params.is_empty() {
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    cuprum_codegen::check::check_device(&item, &table)
+                }));
+                prop_assert!(outcome.is_ok(), "check_device panicked on:\n{src}");
+            }
+            // ... and every kernel that calls it compiles it again.
+            compile_with_devices(CORPUS_DEVICES, &KernelOptions::default(), &table, pick)?;
+            compile_with_devices(CORPUS_GENERIC, &KernelOptions::default(), &table, pick)?;
+            let user = format!(
+                "fn k(o: &mut [f32], x: &[f32], u: &mut [u32]) {{ let p = pair((1.0, 2), [x[0], 3.0]); u[0] = p.0; o[0] = p.1 + sq(2.0); {} }}",
+                match item.sig.inputs.len() {
+                    0 => format!("let r = {}();", DEVICES[k].0),
+                    1 => format!("let r = {}(x[0]);", DEVICES[k].0),
+                    _ => format!("let r = {}(x, 1);", DEVICES[k].0),
+                }
+            );
+            compile_with_devices(&user, &KernelOptions::default(), &table, pick)
+        },
+    );
+    report();
+}
+
+/// The corpus kernel that calls the device functions, and a generic one that does too.
+const CORPUS_DEVICES: &str = "fn devices(o: &mut [f32], x: &[f32], u: &mut [u32]) { let i = gpu::global_id_x(); if i < o.len() { o[i] = sq(x[i % x.len()]) + math::cube(2.0) + twice(1.5f32) + twice::<f32>(o[i]) + sum3(x, i); u[0] = twice(3u32); swap_first(u); } }";
+const CORPUS_GENERIC: &str = "fn scale<T: gpu::Float>(o: &mut [T], x: &[T], a: T) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a * x[i % x.len()] + T::from_f64(0.5) + twice(a) + T::MAX.min(a).sqrt(); } }";
 
 #[test]
 fn generated_kernels_never_panic() {
@@ -922,7 +1134,7 @@ fn kernel_options_parser_never_panics() {
         prop::collection::vec(prop::sample::select(VOCABULARY.to_vec()), 0..10),
         any::<bool>(),
     );
-    let valid = "unchecked, fastmath, max_threads = 256, min_blocks = 2, target = \"sm_90\"";
+    let valid = "unchecked, fastmath, max_threads = 256, min_blocks = 2, target = \"sm_90\", instances(f32, f64), instances((f32, u32), (f64, i64))";
     fuzz("kernel options", 500, strategy, |(edits, words, random)| {
         FIGURES.inputs.fetch_add(1, Ordering::Relaxed);
         let text = if random {
@@ -948,8 +1160,35 @@ fn kernel_options_parser_never_panics() {
 fn corpus_compiles() {
     // The mutations start from valid programs: if one stopped compiling, the fuzz run would
     // quietly test less.
+    let devices = device_table(None);
     for src in CORPUS {
-        common::compile(src);
-        common::compile(&tokens_of(src).join(" "));
+        for text in [src.to_string(), tokens_of(src).join(" ")] {
+            let item: syn::ItemFn = syn::parse_str(&text).expect("corpus parses");
+            // Generic kernels compile for their first instance type (`f32`, or `u32` for
+            // `gpu::Int`).
+            let pick = if src.contains("gpu::Int") { 2 } else { 0 };
+            let generics = generics_for(&item, pick);
+            let mut options = KernelOptions::default();
+            if !generics.is_empty() {
+                options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+            }
+            let source = KernelSource {
+                item: &item,
+                devices: devices.clone(),
+                generics,
+                entry: item.sig.ident.to_string(),
+            };
+            if let Err(e) = compile(&source, &options, &Target::default_target()) {
+                let e: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+                panic!("corpus kernel failed to compile: {e:?}\n{text}");
+            }
+        }
+    }
+    for (path, src) in DEVICES {
+        let item: syn::ItemFn = syn::parse_str(src).expect("device corpus parses");
+        if item.sig.generics.params.is_empty() {
+            cuprum_codegen::check::check_device(&item, &device_table(None))
+                .unwrap_or_else(|e| panic!("device function `{path}`: {e}"));
+        }
     }
 }
