@@ -51,6 +51,19 @@ pub fn r#type(out: &mut [u32]) {
     out[0] = 1;
 }
 
+// `cfg` applies to everything a kernel expands to.
+#[kernel]
+#[cfg(not(any()))]
+pub fn kept(out: &mut [u32]) {
+    out[0] = 2;
+}
+
+#[kernel]
+#[cfg(any())]
+pub fn dropped(out: &mut [u32]) {
+    out[0] = 3;
+}
+
 #[allow(dead_code)]
 fn run() -> cuprum::Result<()> {
     let dev = Device::default()?;
@@ -68,6 +81,7 @@ fn run() -> cuprum::Result<()> {
     scale::<f64>::launch(&stream, LaunchConfig::for_elements(64, 64), &mut w, 0.5)?;
     launch!(doubled<<<1, 64, stream>>>(&mut z))?;
     launch!(r#type<<<1, 1, stream>>>(&mut z))?;
+    launch!(kept<<<1, 1, stream>>>(&mut z))?;
     stream.synchronize()
 }
 
