@@ -78,8 +78,24 @@ fn is_gpu_call(path: &syn::Path) -> bool {
     }
 }
 
+/// Call paths that cannot name a `#[device]` function: the standard library, heap types,
+/// `Option`/`Result` constructors. They are left to the checker, which says what to write
+/// instead (collecting them would only give rustc's "cannot find macro").
+fn is_never_device(path: &syn::Path) -> bool {
+    const HEAP: &[&str] = &[
+        "Vec", "String", "Box", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
+    ];
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let first = segs.first().map(String::as_str);
+    matches!(first, Some("std" | "core" | "alloc"))
+        || segs.iter().any(|s| HEAP.contains(&s.as_str()))
+        || matches!(segs.as_slice(), [one] if matches!(one.as_str(), "Some" | "None" | "Ok" | "Err"))
+}
+
 /// The distinct call paths in `item`'s body that need a `#[device]` function: everything
-/// called by path that is not a `cuprum::gpu` function or a scalar type's function.
+/// called by path that is not a `cuprum::gpu` function, a scalar type's function, a
+/// parameter (a local value, which the checker reports) or a path that cannot be a device
+/// function (see `is_never_device`).
 pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
     struct Calls(Vec<syn::Path>);
     impl<'ast> Visit<'ast> for Calls {
@@ -100,6 +116,7 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
                 if p.qself.is_none()
                     && !first_is_scalar
                     && !is_gpu_call(&p.path)
+                    && !is_never_device(&p.path)
                     && !self.0.iter().any(|q| path_key(q) == path_key(&p.path))
                 {
                     let mut path = p.path.clone();
@@ -131,6 +148,23 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
     calls
         .0
         .retain(|p| p.segments.len() < 2 || !generics.contains(&p.segments[0].ident.to_string()));
+    // A parameter is in scope in the whole body and hides any function of its name.
+    let params: Vec<String> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => Some(pi.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    calls.0.retain(|p| {
+        !p.get_ident()
+            .is_some_and(|i| params.contains(&i.to_string()))
+    });
     calls.0
 }
 
@@ -214,5 +248,20 @@ mod tests {
         assert_eq!(f.item.sig.ident, "norm");
         let sq = f.deps.get(&syn::parse_quote!(sq)).unwrap();
         assert_eq!(sq.item.sig.ident, "sq");
+    }
+
+    #[test]
+    fn calls_that_cannot_be_device_functions_are_not_collected() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn k(o: &mut [f32], f: f32) {
+                o[0] = helpers::sq(f) + sq(f) + f(1.0) + std::cmp::max(1, 2) as f32;
+                let b = Box::new(1.0f32);
+                let v = Vec::<f32>::new();
+                let s = Some(1);
+                let x = f32::sqrt(2.0) + gpu::rsqrt(2.0) + sq(3.0);
+            }
+        };
+        let calls: Vec<String> = device_calls(&item).iter().map(path_key).collect();
+        assert_eq!(calls, ["helpers::sq", "sq"]);
     }
 }

@@ -12,6 +12,7 @@ pub mod check;
 pub mod device;
 pub mod emit;
 pub mod ir;
+pub mod launch;
 pub mod libdevice;
 pub mod libdevice_search;
 pub mod lower;
@@ -50,7 +51,8 @@ pub struct KernelSource<'a> {
     pub devices: device::DeviceTable,
     /// Generic parameters and their types in this instance (empty for a plain kernel).
     pub generics: Vec<(String, ty::Scalar)>,
-    /// The PTX entry name (`scale_f32` for an instance of `scale`).
+    /// The PTX entry name, from the unraw'd ident (`scale_f32` for an instance of `scale`;
+    /// `r#fn` is `fn`).
     pub entry: String,
 }
 
@@ -61,7 +63,7 @@ impl<'a> KernelSource<'a> {
             item,
             devices: device::DeviceTable::default(),
             generics: Vec::new(),
-            entry: item.sig.ident.to_string(),
+            entry: syn::ext::IdentExt::unraw(&item.sig.ident).to_string(),
         }
     }
 }

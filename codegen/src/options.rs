@@ -37,6 +37,15 @@ impl Default for KernelOptions {
     }
 }
 
+/// Every attribute name, for suggestions.
+const NAMES: &[&str] = &[
+    "unchecked",
+    "fastmath",
+    "max_threads",
+    "min_blocks",
+    "target",
+];
+
 /// Every attribute name, for error messages.
 const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`";
 
@@ -59,18 +68,32 @@ impl KernelOptions {
                 "unchecked" => options.checked = false,
                 "fastmath" => options.fastmath = true,
                 "max_threads" | "min_blocks" => {
-                    let lit: syn::LitInt = meta.value()?.parse()?;
-                    let v: u32 = lit.base10_parse()?;
-                    let limit = if name == "max_threads" { 1024 } else { 32 };
-                    if v == 0 || v > limit {
-                        push(syn::Error::new(
-                            lit.span(),
-                            format!("`{name}` must be between 1 and {limit}"),
-                        ));
-                    } else if name == "max_threads" {
-                        options.max_threads = Some(v);
-                    } else {
-                        options.min_blocks = Some(v);
+                    let usage = format!(
+                        "`{name}` takes a number: `{name} = {}`",
+                        if name == "max_threads" { 256 } else { 2 }
+                    );
+                    match option_value(&meta, &mut push, &usage)? {
+                        Some(syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(lit),
+                            ..
+                        })) => {
+                            let limit = if name == "max_threads" { 1024 } else { 32 };
+                            match lit.base10_parse::<u32>() {
+                                Ok(v) if v >= 1 && v <= limit => {
+                                    if name == "max_threads" {
+                                        options.max_threads = Some(v);
+                                    } else {
+                                        options.min_blocks = Some(v);
+                                    }
+                                }
+                                _ => push(syn::Error::new(
+                                    lit.span(),
+                                    format!("`{name}` must be between 1 and {limit}"),
+                                )),
+                            }
+                        }
+                        Some(other) => push(syn::Error::new_spanned(other, usage)),
+                        None => {}
                     }
                 }
                 "instances" => {
@@ -99,19 +122,42 @@ impl KernelOptions {
                     }
                 }
                 "target" => {
-                    let lit: syn::LitStr = meta.value()?.parse()?;
-                    match Target::parse(&lit.value()) {
-                        Ok(t) => options.target = Some(t),
-                        Err(msg) => push(syn::Error::new(lit.span(), msg)),
+                    let usage =
+                        "`target` takes a GPU architecture as a string: `target = \"sm_90\"`";
+                    match option_value(&meta, &mut push, usage)? {
+                        Some(syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(lit),
+                            ..
+                        })) => match Target::parse(&lit.value()) {
+                            Ok(t) => options.target = Some(t),
+                            Err(msg) => push(syn::Error::new(lit.span(), msg)),
+                        },
+                        Some(other) => {
+                            let text = quote::ToTokens::to_token_stream(&other)
+                                .to_string()
+                                .replace(' ', "");
+                            push(syn::Error::new_spanned(
+                                other,
+                                format!("`target` takes a string: write `target = \"{text}\"`"),
+                            ))
+                        }
+                        None => {}
                     }
                 }
                 _ => {
                     let shown = quote::ToTokens::to_token_stream(&meta.path)
                         .to_string()
                         .replace(' ', "");
-                    push(meta.error(format!(
-                        "unknown kernel attribute `{shown}`; expected {KNOWN}"
-                    )));
+                    let hint = match crate::check::closest(&shown, NAMES.iter().copied()) {
+                        Some(near) => {
+                            format!("did you mean `{near}`? Kernel attributes are {KNOWN}")
+                        }
+                        None => format!("expected {KNOWN}"),
+                    };
+                    push(syn::Error::new_spanned(
+                        &meta.path,
+                        format!("unknown kernel attribute `{shown}`; {hint}"),
+                    ));
                     // Skip a value or list so the rest still parses.
                     if meta.input.peek(syn::Token![=]) {
                         let _: syn::Expr = meta.value()?.parse()?;
@@ -125,12 +171,40 @@ impl KernelOptions {
             }
             Ok(())
         });
-        parser.parse2(tokens)?;
-        match errors {
-            Some(e) => Err(e),
-            None => Ok(options),
+        // A syntax error ends the list; the problems found before it are still reported.
+        let syntax = parser.parse2(tokens).err().map(|e| {
+            let msg = format!(
+                "{e}; {}",
+                "kernel attributes are written `#[kernel(unchecked, max_threads = 256)]`"
+            );
+            syn::Error::new(e.span(), msg)
+        });
+        match (errors, syntax) {
+            (Some(mut e), Some(s)) => {
+                e.combine(s);
+                Err(e)
+            }
+            (Some(e), None) | (None, Some(e)) => Err(e),
+            (None, None) => Ok(options),
         }
     }
+}
+
+/// The value of `name = value`; without `= value`, reports `usage` and skips what follows the
+/// name, so that the next option still parses.
+fn option_value(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    push: &mut impl FnMut(syn::Error),
+    usage: &str,
+) -> syn::Result<Option<syn::Expr>> {
+    if meta.input.peek(syn::Token![=]) {
+        return Ok(Some(meta.value()?.parse()?));
+    }
+    push(syn::Error::new_spanned(&meta.path, usage));
+    if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::TokenTree = meta.input.parse()?;
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -162,5 +236,17 @@ mod tests {
         assert!(msgs[0].contains("unknown kernel attribute `fast`"));
         assert!(msgs[1].contains("between 1 and 1024"));
         assert!(msgs[2].contains("unknown GPU target"));
+    }
+
+    #[test]
+    fn a_syntax_error_keeps_the_errors_before_it() {
+        let e = KernelOptions::parse(quote!(fast, 1 + 2)).unwrap_err();
+        let msgs: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(msgs.len(), 2, "{msgs:?}");
+        assert!(msgs[0].contains("did you mean `fastmath`"), "{msgs:?}");
+        assert!(
+            msgs[1].contains("#[kernel(unchecked, max_threads = 256)]"),
+            "{msgs:?}"
+        );
     }
 }

@@ -180,6 +180,12 @@ fn int_literal(s: Scalar, v: i128) -> TokenStream {
 
 fn float_literal(s: Scalar, v: f64) -> TokenStream {
     let ident = scalar_ident(s);
+    // The value in its own type: `1e300` is infinite as an `f32`.
+    let v = if s == Scalar::F32 {
+        (v as f32) as f64
+    } else {
+        v
+    };
     if v.is_nan() {
         return quote!(#ident::NAN);
     }
@@ -543,7 +549,12 @@ impl Emitter<'_> {
             }
             ExprKind::Break(id, v) => {
                 let l = loop_label(*id);
-                let v = v.as_ref().map(|v| self.expr(v));
+                // The value in parentheses: `break 'l ::core::..` would read `'l:` as a label
+                // to syn and other token-level tools.
+                let v = v.as_ref().map(|v| {
+                    let v = self.expr(v);
+                    quote!((#v))
+                });
                 quote!(break #l #v)
             }
             ExprKind::Continue(id) => {

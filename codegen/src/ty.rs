@@ -207,7 +207,7 @@ impl fmt::Display for Ty {
                     }
                     write!(f, "{t}")?;
                 }
-                f.write_str(")")
+                f.write_str(if ts.len() == 1 { ",)" } else { ")" })
             }
             Ty::Slice { elem, mutable } => {
                 write!(

@@ -18,20 +18,14 @@ const FORWARDED: &[&str] = &["doc", "cfg", "allow", "warn", "deny", "expect", "c
 
 /// Stage one: a kernel that calls `#[device]` functions first collects their sources.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    for tokens in [&attr, &item] {
+        if let Err(e) = cuprum_codegen::check::check_nesting(tokens) {
+            return e.to_compile_error();
+        }
+    }
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            let span = item
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(proc_macro2::Span::call_site);
-            return syn::Error::new(
-                span,
-                "`#[kernel]` goes on a function: `#[kernel] pub fn name(x: &mut [f32], ..) { .. }`",
-            )
-            .to_compile_error();
-        }
+        Err(e) => return not_a_function(item, e).to_compile_error(),
     };
     let calls = device_calls(&func);
     if calls.is_empty() {
@@ -54,12 +48,19 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
+        let last = a.path().segments.last().map(|s| s.ident.to_string());
         if FORWARDED.contains(&name.as_str()) {
             forwarded.push(a);
-        } else {
+        } else if matches!(last.as_deref(), Some("kernel" | "device")) {
             errors.push(syn::Error::new_spanned(
                 a,
-                format!("`#[{name}]` cannot be applied to a kernel"),
+                "a function is either one kernel or a `#[device]` function: remove this attribute",
+            ));
+        } else {
+            let path = a.path().to_token_stream().to_string().replace(' ', "");
+            errors.push(syn::Error::new_spanned(
+                a,
+                format!("`#[{path}]` cannot be applied to a kernel; kernels keep only `doc`, `cfg`, `cfg_attr` and lint attributes (`allow`, `warn`, `deny`, `expect`)"),
             ));
         }
     }
@@ -101,10 +102,7 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             ));
             continue;
         }
-        let entry = std::iter::once(func.sig.ident.to_string())
-            .chain(types.iter().map(|s| s.name().to_string()))
-            .collect::<Vec<_>>()
-            .join("_");
+        let entry = entry_name(&func.sig.ident, types);
         let source = KernelSource {
             item: func,
             devices: devices.clone(),
@@ -148,6 +146,49 @@ fn dedup(errors: Vec<syn::Error>) -> Vec<syn::Error> {
         }
     }
     out
+}
+
+/// The error for `#[kernel]` on something that is not a function: at the item's keyword and
+/// name, saying what the item is.
+fn not_a_function(item: TokenStream, parse_error: syn::Error) -> syn::Error {
+    const USE: &str =
+        "`#[kernel]` goes on a function: `#[kernel] pub fn name(x: &mut [f32], ..) { .. }`";
+    let Ok(parsed) = syn::parse2::<syn::Item>(item) else {
+        // Not an item syn knows; rustc reports the syntax itself, this says what was expected.
+        let mut e = syn::Error::new(parse_error.span(), USE);
+        e.combine(parse_error);
+        return e;
+    };
+    let (what, keyword, name): (&str, TokenStream, Option<&syn::Ident>) = match &parsed {
+        syn::Item::Struct(i) => ("a struct", i.struct_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Enum(i) => ("an enum", i.enum_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Union(i) => ("a union", i.union_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Const(i) => (
+            "a constant",
+            i.const_token.to_token_stream(),
+            Some(&i.ident),
+        ),
+        syn::Item::Static(i) => ("a static", i.static_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Trait(i) => ("a trait", i.trait_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Type(i) => (
+            "a type alias",
+            i.type_token.to_token_stream(),
+            Some(&i.ident),
+        ),
+        syn::Item::Mod(i) => ("a module", i.mod_token.to_token_stream(), Some(&i.ident)),
+        syn::Item::Impl(i) => ("an `impl` block", i.impl_token.to_token_stream(), None),
+        syn::Item::Use(i) => ("a `use`", i.use_token.to_token_stream(), None),
+        syn::Item::Verbatim(v) if v.clone().into_iter().any(|t| t.to_string() == "fn") => {
+            ("a function without a body", v.clone(), None)
+        }
+        other => ("this item", other.to_token_stream(), None),
+    };
+    let at = quote!(#keyword #name);
+    let mut msg = format!("{USE}, not on {what}");
+    if matches!(parsed, syn::Item::Impl(_) | syn::Item::Trait(_)) {
+        msg.push_str("; kernels are free functions, so write it outside the block");
+    }
+    syn::Error::new_spanned(at, msg)
 }
 
 /// The target from `CUPRUM_TARGET` when the macros were built, else the default.
@@ -246,6 +287,11 @@ fn emit(
         .iter()
         .map(|g| format_ident!("{}", g))
         .collect();
+    let cfg: Vec<&syn::Attribute> = forwarded
+        .iter()
+        .copied()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .collect();
     let item = if generics.is_empty() {
         quote! {
             #(#forwarded)*
@@ -263,38 +309,98 @@ fn emit(
             #vis struct #name<#(#generics),*>(::core::marker::PhantomData<(#(#generics,)*)>);
         }
     };
+    // What `launch!` calls: `kernel::__cuprum_launcher(stream, config).launch(args..)`, one
+    // type for the kernel, generic like it, with a `launch` per instance.
+    let launcher_name = format_ident!("__cuprum_launcher_{}", name);
+    let launcher_item = quote! {
+        #(#cfg)*
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #launcher_name<'s, #(#generics),*> {
+            stream: &'s ::cuprum::Stream,
+            config: ::cuprum::LaunchConfig,
+            instance: ::core::marker::PhantomData<fn() -> (#(#generics,)*)>,
+        }
+    };
     let impls = compiled.iter().map(|(types, k)| {
         let subst: Vec<(String, Scalar)> = generic_names
             .iter()
             .cloned()
             .zip(types.iter().copied())
             .collect();
-        let self_ty = if types.is_empty() {
+        let (impl_generics, args) = if types.is_empty() && !generics.is_empty() {
+            // A generic kernel without `instances(..)` (the checker reports it): launching
+            // any instance reports nothing more.
+            (quote!(<#(#generics),*>), generics.clone())
+        } else {
+            let ts = types
+                .iter()
+                .map(|s| format_ident!("{}", s.name()))
+                .collect();
+            (TokenStream::new(), ts)
+        };
+        let self_ty = if args.is_empty() {
             quote!(#name)
         } else {
-            let ts = types.iter().map(|s| format_ident!("{}", s.name()));
-            quote!(#name<#(#ts),*>)
+            quote!(#name<#(#args),*>)
+        };
+        let instance = Instance {
+            entry: entry_name(name, types),
+            impl_generics,
+            self_ty,
+            launcher_ty: quote!(#launcher_name<'_, #(#args),*>),
+            launcher_name: launcher_name.clone(),
         };
         emit_impl(
             func,
+            &cfg,
             options,
-            &self_ty,
+            &instance,
             &host_params(func, &subst),
             k.as_ref(),
         )
     });
-    quote!(#item #(#impls)*)
+    quote!(#item #launcher_item #(#impls)*)
+}
+
+/// The PTX entry of a kernel or one of its instances: the unraw'd name (`r#type` is `type`),
+/// then the instance's types (`scale_f32`).
+fn entry_name(name: &syn::Ident, types: &[Scalar]) -> String {
+    std::iter::once(syn::ext::IdentExt::unraw(name).to_string())
+        .chain(types.iter().map(|s| s.name().to_string()))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// The types the items of one instance are emitted for.
+struct Instance {
+    /// Its PTX entry name.
+    entry: String,
+    /// `<T>` where the impls are generic (a generic kernel that did not name its instances).
+    impl_generics: TokenStream,
+    /// `saxpy` or `scale<f32>`.
+    self_ty: TokenStream,
+    /// `__cuprum_launcher_scale<'_, f32>`.
+    launcher_ty: TokenStream,
+    /// `__cuprum_launcher_scale`.
+    launcher_name: syn::Ident,
 }
 
 fn emit_impl(
     func: &syn::ItemFn,
+    cfg: &[&syn::Attribute],
     options: &KernelOptions,
-    self_ty: &TokenStream,
+    instance: &Instance,
     params: &[HostParam],
     compiled: Option<&CompiledKernel>,
 ) -> TokenStream {
     let vis = &func.vis;
     let name = &func.sig.ident;
+    let Instance {
+        impl_generics,
+        self_ty,
+        ..
+    } = instance;
     let signature = signature(params);
     let doc_launch = format!(
         "Launches `{name}` on `stream`: `launch!({name}<<<grid, block, stream>>>(..))` is the same call.\n\n\
@@ -302,20 +408,58 @@ fn emit_impl(
          driver errors. A failed check inside the kernel is reported by the stream's next synchronisation."
     );
     let Some(k) = compiled else {
-        // The kernel did not compile: the errors above say why. Keep the type and its
-        // signature so that code using it reports nothing more.
+        // The kernel did not compile: the errors above say why. Keep the type and a `launch`
+        // with as many parameters, each taking anything, so that code using the kernel
+        // reports nothing more (a parameter type that is not even a Rust type would
+        // otherwise be reported a second time here).
+        let entry = &instance.entry;
+        let args: Vec<syn::Ident> = (0..func.sig.inputs.len())
+            .map(|i| format_ident!("__cuprum_arg{}", i))
+            .collect();
+        let signature: Vec<TokenStream> = func
+            .sig
+            .inputs
+            .iter()
+            .zip(&args)
+            .filter_map(|(arg, local)| match arg {
+                syn::FnArg::Typed(pt) => {
+                    Some(quote_spanned!(pt.span()=> #local: impl ::core::marker::Sized))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let args: Vec<&syn::Ident> = func
+            .sig
+            .inputs
+            .iter()
+            .zip(&args)
+            .filter(|(arg, _)| matches!(arg, syn::FnArg::Typed(_)))
+            .map(|(_, local)| local)
+            .collect();
+        let launcher = launcher(func, cfg, instance, &signature, &args);
         return quote! {
+            #(#cfg)*
             #[allow(dead_code, unused_variables, clippy::too_many_arguments, clippy::type_complexity)]
-            impl #self_ty {
+            impl #impl_generics #self_ty {
                 /// The PTX of this kernel (empty: it did not compile).
                 #vis const PTX: &'static str = "";
+                /// The kernel's PTX entry name.
+                #vis const NAME: &'static str = #entry;
                 #[doc = #doc_launch]
                 #vis fn launch(__cuprum_stream: &::cuprum::Stream, __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>, #(#signature),*) -> ::cuprum::Result<()> {
                     ::core::unreachable!()
                 }
             }
+            #launcher
         };
     };
+    let arg_names: Vec<&syn::Ident> = params
+        .iter()
+        .map(|p| match p {
+            HostParam::Slice { name, .. } | HostParam::Scalar { name, .. } => name,
+        })
+        .collect();
+    let launcher = launcher(func, cfg, instance, &signature, &arg_names);
     let ptx = &k.ptx;
     let entry = &k.name;
     let tag = cuprum_codegen::lower::kernel_tag(entry);
@@ -377,8 +521,9 @@ fn emit_impl(
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
+        #(#cfg)*
         #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]
-        impl #self_ty {
+        impl #impl_generics #self_ty {
             #[doc = #ptx_doc]
             #vis const PTX: &'static str = #ptx;
             /// The kernel's PTX entry name.
@@ -424,6 +569,47 @@ fn emit_impl(
                 }
             }
         }
+
+        #launcher
+    }
+}
+
+/// What `launch!` calls for one instance: `kernel::__cuprum_launcher(stream, config)` and the
+/// launcher's `launch(args..)`, which takes exactly the kernel's parameters, so that rustc's
+/// errors about the arguments of a `launch!` count and name only what the user wrote.
+fn launcher(
+    func: &syn::ItemFn,
+    cfg: &[&syn::Attribute],
+    instance: &Instance,
+    signature: &[TokenStream],
+    args: &[&syn::Ident],
+) -> TokenStream {
+    let vis = &func.vis;
+    let Instance {
+        impl_generics,
+        self_ty,
+        launcher_ty,
+        launcher_name,
+        ..
+    } = instance;
+    quote! {
+        #(#cfg)*
+        #[allow(dead_code)]
+        impl #impl_generics #self_ty {
+            #[doc(hidden)]
+            #vis fn __cuprum_launcher(stream: &::cuprum::Stream, config: ::cuprum::LaunchConfig) -> #launcher_ty {
+                #launcher_name { stream, config, instance: ::core::marker::PhantomData }
+            }
+        }
+
+        #(#cfg)*
+        #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]
+        impl #impl_generics #launcher_ty {
+            /// Launches the kernel with these arguments.
+            #vis fn launch(self, #(#signature),*) -> ::cuprum::Result<()> {
+                <#self_ty>::launch(self.stream, self.config, #(#args),*)
+            }
+        }
     }
 }
 
@@ -443,5 +629,150 @@ fn record_build_time(entry: &str, elapsed: std::time::Duration) {
     {
         let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
         let _ = writeln!(f, "{krate}::{entry}\t{:.3}", elapsed.as_secs_f64() * 1e3);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages of the `compile_error!`s in an expansion.
+    fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
+        let out = expand(attr, item).to_string();
+        out.split("compile_error !")
+            .skip(1)
+            .map(|s| s.split('"').nth(1).unwrap_or_default().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn odd_items_and_attributes_give_errors_not_panics() {
+        let cases: Vec<(TokenStream, TokenStream)> = vec![
+            (
+                quote!(),
+                quote!(
+                    struct S;
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    enum E {
+                        A,
+                    }
+                ),
+            ),
+            (quote!(), quote!(impl S { fn f() {} })),
+            (
+                quote!(),
+                quote!(
+                    fn f();
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn r#type(o: &mut [f32]) {
+                        o[0] = 1.0;
+                    }
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(&self) {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f<T>(x: T) {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    extern "C" fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    #[kernel]
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    #[inline]
+                    #[cuprum::device]
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f((a, b): (f32, f32), _: u32) {}
+                ),
+            ),
+            (
+                quote!(=),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(target),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(max_threads(3)),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(max_threads = 99999999999999),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (
+                quote!(target = "sm_90", target = 3),
+                quote!(
+                    fn f() {}
+                ),
+            ),
+            (quote!(), quote!()),
+        ];
+        for (attr, item) in cases {
+            let text = format!("#[kernel({attr})] {item}");
+            let errors = errors(attr, item);
+            if text.contains("r#type") {
+                assert!(errors.is_empty(), "{text}: {errors:?}");
+            } else {
+                assert!(!errors.is_empty(), "{text} compiled");
+            }
+            assert!(
+                errors.iter().all(|e| !e.contains("internal error")),
+                "{text}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn three_mistakes_are_three_errors() {
+        let errors = errors(
+            quote!(fast_math),
+            quote!(
+                fn k(o: &mut [f32], v: Vec<f32>) {
+                    o[0] = 2;
+                }
+            ),
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
     }
 }

@@ -14,9 +14,29 @@ pub trait IntoDim3 {
     fn into_dim3(self) -> Dim3;
 }
 
-impl<T: Into<Dim3>> IntoDim3 for T {
+// One impl per accepted type rather than a blanket `impl<T: Into<Dim3>>`: a wrong size then
+// reports the message above instead of "the trait `From<usize>` is not implemented for `Dim3`".
+impl IntoDim3 for u32 {
     fn into_dim3(self) -> Dim3 {
         self.into()
+    }
+}
+
+impl IntoDim3 for (u32, u32) {
+    fn into_dim3(self) -> Dim3 {
+        self.into()
+    }
+}
+
+impl IntoDim3 for (u32, u32, u32) {
+    fn into_dim3(self) -> Dim3 {
+        self.into()
+    }
+}
+
+impl IntoDim3 for Dim3 {
+    fn into_dim3(self) -> Dim3 {
+        self
     }
 }
 

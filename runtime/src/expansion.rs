@@ -17,6 +17,34 @@ use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
 use crate::stream::{LaunchGate, Stream, StreamKind};
 
+/// What `launch!` takes as its stream: a [`Stream`] (or a reference to one).
+#[diagnostic::on_unimplemented(
+    message = "a kernel is launched on a `Stream`, not on `{Self}`",
+    label = "expected a `Stream`",
+    note = "write `dev.default_stream()`, or make one with `dev.new_stream()?`"
+)]
+pub trait LaunchStream {
+    /// The stream.
+    fn launch_stream(&self) -> &Stream;
+}
+
+impl LaunchStream for Stream {
+    fn launch_stream(&self) -> &Stream {
+        self
+    }
+}
+
+impl<T: LaunchStream + ?Sized> LaunchStream for &T {
+    fn launch_stream(&self) -> &Stream {
+        (**self).launch_stream()
+    }
+}
+
+/// The stream of a `launch!`.
+pub fn launch_stream<S: LaunchStream + ?Sized>(stream: &S) -> &Stream {
+    stream.launch_stream()
+}
+
 /// What a runtime check guards against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SiteKind {

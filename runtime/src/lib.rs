@@ -69,8 +69,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::expansion::{
-        backend, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut, GpuStream, KernelInfo,
-        SimStream, Site, SiteKind,
+        backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
+        GpuStream, KernelInfo, LaunchStream, SimStream, Site, SiteKind,
     };
     pub use cudarc::driver::PushKernelArg;
     pub use cuprum_macros::__collect as collect;

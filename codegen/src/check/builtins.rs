@@ -132,6 +132,9 @@ pub enum ConstValue {
     Float(Scalar, f64),
 }
 
+/// Every constant in `cuprum::gpu`, for "did you mean" suggestions.
+pub const GPU_CONSTANTS: &[&str] = &["WARP_SIZE", "FULL_MASK"];
+
 /// `gpu::WARP_SIZE`, `gpu::FULL_MASK`.
 pub fn gpu_constant(name: &str) -> Option<ConstValue> {
     match name {
@@ -190,6 +193,35 @@ pub fn scalar_constant(ty: Scalar, name: &str) -> Option<ConstValue> {
         _ => return None,
     };
     Some(ConstValue::Float(ty, v))
+}
+
+/// The associated constants [`scalar_constant`] knows for `ty`, for suggestions.
+pub fn scalar_constant_names(ty: Scalar) -> Vec<&'static str> {
+    const NAMES: &[&str] = &[
+        "MAX",
+        "MIN",
+        "BITS",
+        "ZERO",
+        "ONE",
+        "MIN_POSITIVE",
+        "EPSILON",
+        "INFINITY",
+        "NEG_INFINITY",
+        "NAN",
+        "PI",
+        "TAU",
+        "E",
+        "SQRT_2",
+        "LN_2",
+        "LN_10",
+        "FRAC_PI_2",
+        "FRAC_1_SQRT_2",
+    ];
+    NAMES
+        .iter()
+        .copied()
+        .filter(|n| scalar_constant(ty, n).is_some())
+        .collect()
 }
 
 fn pick(f32_: bool, a: f64, b: f64) -> f64 {

@@ -2,11 +2,12 @@
 //! operations), scalar methods and their `f32::name(x)` forms.
 
 use quote::ToTokens;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
 use super::builtins::{self, MethodSig, Rel};
 use super::expr::{gpu_path_name, strip_parens, PlaceResult};
-use super::{error_expr, span_of, suggest, Checker};
+use super::{error_expr, source, span_of, suggest, Checker};
 use crate::device::DeviceFn;
 use crate::ir::{AtomicOp, Builtin, Expr, ExprKind, MathFn, SharedAlloc};
 use crate::ty::{Scalar, Ty};
@@ -115,17 +116,25 @@ impl Checker<'_> {
                 return self.scalar_function(s, name, c);
             }
         }
-        if let Some((name, explicit)) = gpu_path_name(&p.path) {
-            let shadowed = !explicit && self.lookup(&name).is_some();
-            if !shadowed {
-                if let Some(e) = self.gpu_call(&name, p, c) {
-                    return e;
+        if let Some(ident) = p.path.get_ident() {
+            // A local hides every function of that name, as in Rust.
+            if self.lookup(&ident.to_string()).is_some() {
+                self.check_call_args(&c.args);
+                let mut msg = format!("`{ident}` is a local value, not a function");
+                if builtins::GPU_FUNCTIONS.contains(&ident.to_string().as_str()) {
+                    msg.push_str(&format!("; the local hides `gpu::{ident}`, which you can call by its path, `gpu::{ident}()`"));
                 }
+                self.error(ident, msg);
+                return error_expr(span);
+            }
+        }
+        if let Some((name, explicit)) = gpu_path_name(&p.path) {
+            // A bare name that is a local was reported above.
+            if let Some(e) = self.gpu_call(&name, p, c) {
+                return e;
             }
             if explicit {
-                for a in &c.args {
-                    self.expr(a);
-                }
+                self.check_call_args(&c.args);
                 let mut msg = format!("cannot find function `{name}` in `cuprum::gpu`");
                 if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
                     msg.push_str(&format!("; did you mean `gpu::{s}`?"));
@@ -142,22 +151,8 @@ impl Checker<'_> {
     fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
         let Some(dev) = self.devices.get(&p.path).cloned() else {
-            for a in &c.args {
-                self.expr(a);
-            }
-            let text = p.path.to_token_stream().to_string().replace(' ', "");
-            let name = p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
-            let mut msg = format!(
-                "cannot call `{text}` from a kernel: kernels call `#[device]` functions and `cuprum::gpu` functions; mark it `#[device] fn {name}`"
-            );
-            if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
-                msg = format!("cannot find function `{text}`; did you mean `gpu::{s}`?");
-            }
+            self.check_call_args(&c.args);
+            let msg = foreign_call_message(&p.path, &c.args);
             self.error(p, msg);
             return error_expr(span);
         };
@@ -197,9 +192,7 @@ impl Checker<'_> {
             })
             .collect();
         if c.args.len() != params.len() {
-            for a in &c.args {
-                self.expr(a);
-            }
+            self.check_call_args(&c.args);
             self.error(
                 c,
                 format!(
@@ -296,6 +289,30 @@ impl Checker<'_> {
             kind: ExprKind::Call(fid, args),
             ty: ret,
             span,
+        }
+    }
+
+    /// Checks the arguments of a call that failed, for their own mistakes; a slice or array
+    /// passed by name is what a `#[device]` function could take, so it is not reported.
+    fn check_call_args(&mut self, args: &Punctuated<syn::Expr, syn::Token![,]>) {
+        for a in args {
+            if self.aggregate_local(a).is_none() {
+                self.expr(a);
+            }
+        }
+    }
+
+    /// "slices", "arrays" or "shared arrays" when `e` names a local of that kind.
+    fn aggregate_local(&self, e: &syn::Expr) -> Option<&'static str> {
+        let syn::Expr::Path(p) = strip_parens(e) else {
+            return None;
+        };
+        let id = self.lookup(&p.path.get_ident()?.to_string())?;
+        match self.infer.zonk(&self.locals[id].ty) {
+            Ty::Slice { .. } => Some("slices"),
+            Ty::Array(..) => Some("arrays"),
+            Ty::Shared { .. } => Some("shared arrays"),
+            _ => None,
         }
     }
 
@@ -672,10 +689,6 @@ impl Checker<'_> {
         for g in &generics[1..] {
             let size = match g {
                 syn::GenericArgument::Const(e) => const_size(e),
-                syn::GenericArgument::Type(syn::Type::Path(tp)) => {
-                    let _ = tp;
-                    None
-                }
                 _ => None,
             };
             match size {
@@ -685,11 +698,17 @@ impl Checker<'_> {
                 }
                 Some(n) => dims.push(n),
                 None => {
+                    let text = source::expr_text(g);
+                    let named = matches!(g, syn::GenericArgument::Type(syn::Type::Path(_)));
+                    let why = if named {
+                        format!(" (the kernel compiler sees only the kernel's own code, not the value of `{text}`)")
+                    } else {
+                        String::new()
+                    };
                     self.error(
                         g,
                         format!(
-                            "shared array sizes must be compile-time constants (integer literals, or `{{ 32 * 33 }}`), not `{}`; for a size chosen at launch use `gpu::dynamic_shared::<T>()` with the launch's shared bytes",
-                            g.to_token_stream()
+                            "shared array sizes must be integer literals or arithmetic on them, like `256` or `{{ 32 * 33 }}`, not `{text}`{why}; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes"
                         ),
                     );
                     return error_expr(span);
@@ -761,20 +780,30 @@ impl Checker<'_> {
             };
         }
         let Some(sig) = builtins::method(s, name) else {
-            let mut msg = format!("no function `{}::{name}` in kernels", s.name());
-            if let Some(m) = suggest::closest(name, builtins::method_names(s)) {
-                msg.push_str(&format!("; did you mean `{}::{m}`?", s.name()));
-            }
+            let t = s.name();
+            let names = builtins::method_names(s);
+            let msg = if let Some(m) = suggest::closest(name, names.iter().copied()) {
+                format!("no function `{t}::{name}` in kernels; did you mean `{t}::{m}`?")
+            } else if names.is_empty() {
+                format!("no function `{t}::{name}` in kernels")
+            } else {
+                let list: Vec<String> = names.iter().map(|m| format!("`{m}`")).collect();
+                format!(
+                    "no function `{t}::{name}` in kernels; `{t}::name(x, ..)` is `x.name(..)` for the methods of `{t}`: {}",
+                    list.join(", ")
+                )
+            };
             self.error(&c.func, msg);
             return error_expr(span);
         };
         if args.len() != sig.args.len() + 1 {
+            let n = sig.args.len() + 1;
             self.error(
                 c,
                 format!(
-                    "`{}::{name}` takes {} argument(s) but {} were supplied",
+                    "`{}::{name}` takes {n} argument{} but {} were supplied",
                     s.name(),
-                    sig.args.len() + 1,
+                    if n == 1 { "" } else { "s" },
                     args.len()
                 ),
             );
@@ -798,6 +827,17 @@ impl Checker<'_> {
         if name == "len" || name == "is_empty" {
             return self.len_call(m, &name);
         }
+        if let Some(kind) = self.aggregate_local(&m.receiver) {
+            for a in &m.args {
+                self.expr(a);
+            }
+            let recv = source::expr_text(&m.receiver);
+            self.error(
+                &m.method,
+                format!("`{name}` is not available on {kind} in kernels: they have `len()` and `is_empty()` and are indexed, so write a loop such as `for i in 0..{recv}.len() {{ .. {recv}[i] .. }}`"),
+            );
+            return error_expr(span);
+        }
         let recv = self.expr(&m.receiver);
         let args: Vec<Expr> = m.args.iter().map(|a| self.expr(a)).collect();
         let t = self.infer.zonk(&recv.ty);
@@ -819,17 +859,7 @@ impl Checker<'_> {
             }
         };
         let Some(sig) = builtins::method(s, &name) else {
-            let mut msg = format!("no method `{name}` on `{}` in kernels", s.name());
-            if name == "abs" && !s.is_signed() {
-                msg = format!("`{}` has no `abs`: it is unsigned", s.name());
-            } else if let Some(sug) = suggest::closest(&name, builtins::method_names(s)) {
-                msg.push_str(&format!("; did you mean `{sug}`?"));
-            } else {
-                msg.push_str(&format!(
-                    "; supported: {}",
-                    builtins::method_names(s).join(", ")
-                ));
-            }
+            let msg = no_method_message(s, &name, &m.receiver);
             self.error(&m.method, msg);
             return error_expr(span);
         };
@@ -876,4 +906,81 @@ impl Checker<'_> {
             span,
         }
     }
+}
+
+/// Why `recv.name(..)` is not a method of `s` in kernels, and what to write instead.
+fn no_method_message(s: Scalar, name: &str, recv: &syn::Expr) -> String {
+    let d = s.name();
+    let candidates = builtins::method_names(s);
+    if name == "abs" && s.is_int() && !s.is_signed() {
+        return format!("`{d}` has no method `abs`: unsigned values are never negative");
+    }
+    if let Some(sug) = suggest::closest(name, candidates.iter().copied()) {
+        return format!("no method `{name}` on `{d}` in kernels; did you mean `{sug}`?");
+    }
+    // A method of the other kind of number: `n.sqrt()` on an integer, `x.count_ones()` on a
+    // float.
+    if s.is_int() {
+        if let Some(sig) = builtins::method(Scalar::F32, name) {
+            let cast = source::cast_text(recv, "f32");
+            let args = if sig.args.is_empty() { "()" } else { "(..)" };
+            return format!("no method `{name}` on `{d}`: `{name}` is a method of floats; convert first, `({cast}).{name}{args}`");
+        }
+    } else if s.is_float() && builtins::method(Scalar::U32, name).is_some() {
+        let recv = source::receiver_text(recv);
+        let bits = if s == Scalar::F32 { "u32" } else { "u64" };
+        return format!("no method `{name}` on `{d}`: `{name}` is a method of integers; for the float's bits, write `{recv}.to_bits()` (a `{bits}`)");
+    }
+    if candidates.is_empty() {
+        return format!("no method `{name}` on `{d}` in kernels");
+    }
+    let list: Vec<String> = candidates.iter().map(|c| format!("`{c}`")).collect();
+    format!(
+        "no method `{name}` on `{d}` in kernels; the methods of `{d}` are {}",
+        list.join(", ")
+    )
+}
+
+/// Types whose values live on the heap.
+const HEAP_TYPES: &[&str] = &[
+    "Vec", "String", "Box", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "VecDeque",
+];
+
+/// What to say about a call of `path`, which is neither a `cuprum::gpu` function nor a
+/// `#[device]` function.
+fn foreign_call_message(path: &syn::Path, args: &Punctuated<syn::Expr, syn::Token![,]>) -> String {
+    let text = source::expr_text(path);
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let name = segs.last().cloned().unwrap_or_default();
+    if let Some(heap) = segs.iter().find(|s| HEAP_TYPES.contains(&s.as_str())) {
+        return format!("`{text}` allocates on the heap, which kernels cannot do (`{heap}` is not available); take a `&mut [T]` parameter, or use a local array like `[0.0f32; 8]`");
+    }
+    // `f32::sqrt(x)` and `std::cmp::max(a, b)`: the method form is the one kernels support.
+    let as_method = || {
+        let mut args = args.iter();
+        let recv = args.next()?;
+        let rest: Vec<String> = args.map(source::expr_text).collect();
+        let recv = source::receiver_text(strip_parens(recv));
+        Some(format!("{recv}.{name}({})", rest.join(", ")))
+    };
+    let owner = segs.len().checked_sub(2).map(|i| segs[i].as_str());
+    let is_method = builtins::KNOWN_METHODS.contains(&name.as_str());
+    if is_method && (owner.is_some_and(|o| Scalar::from_name(o).is_some()) || segs.len() > 1) {
+        if let Some(call) = as_method() {
+            return format!("cannot call `{text}` in a kernel; call it as a method: `{call}`");
+        }
+    }
+    if matches!(
+        segs.first().map(String::as_str),
+        Some("std" | "core" | "alloc")
+    ) {
+        return format!("`{text}` cannot be called from a kernel: the standard library does not run on the GPU; use the scalar methods (`x.max(y)`, `x.sqrt()`) and `cuprum::gpu`");
+    }
+    if matches!(name.as_str(), "Some" | "None" | "Ok" | "Err") {
+        return format!("`{name}` cannot be used in kernels: `Option` and `Result` are not supported; use plain values and a flag");
+    }
+    if let Some(s) = suggest::closest(&name, builtins::GPU_FUNCTIONS.iter().copied()) {
+        return format!("cannot find function `{text}`; did you mean `gpu::{s}`?");
+    }
+    format!("cannot call `{text}` from a kernel: kernels can call only `#[device]` functions and `cuprum::gpu`; if `{name}` is your function, mark it `#[device] fn {name}(..)`")
 }

@@ -4,9 +4,19 @@ use proc_macro2::Span;
 use quote::ToTokens;
 
 use super::builtins::{self, ConstValue};
-use super::{error_expr, span_of, suggest, Checker};
+use super::{error_expr, source, span_of, suggest, Checker};
 use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, Place, Proj, UnOp};
 use crate::ty::{Scalar, Ty};
+
+/// Whether a place can be assigned.
+#[derive(PartialEq)]
+pub(super) enum Writable {
+    Yes,
+    /// No, and the error is reported.
+    No,
+    /// No: the place is a whole slice or shared array (reported).
+    WholeAggregate,
+}
 
 /// The outcome of trying to read an expression as a place.
 pub(super) enum PlaceResult {
@@ -34,6 +44,15 @@ pub(super) fn gpu_path_name(path: &syn::Path) -> Option<(String, bool)> {
 impl Checker<'_> {
     /// Checks an expression.
     pub(super) fn expr(&mut self, e: &syn::Expr) -> Expr {
+        if !self.enter(e) {
+            return error_expr(span_of(e));
+        }
+        let x = self.expr_here(e);
+        self.depth -= 1;
+        x
+    }
+
+    fn expr_here(&mut self, e: &syn::Expr) -> Expr {
         let span = span_of(e);
         match e {
             syn::Expr::Lit(l) => self.literal(&l.lit, false),
@@ -77,6 +96,9 @@ impl Checker<'_> {
                     return error_expr(span);
                 };
                 let elem_ty = first.ty.clone();
+                if !self.array_fits(&elem_ty, elems.len() as u64, a) {
+                    return error_expr(span);
+                }
                 for (x, node) in elems.iter().skip(1).zip(a.elems.iter().skip(1)) {
                     self.unify_at(
                         &elem_ty,
@@ -97,6 +119,9 @@ impl Checker<'_> {
                 let Some(n) = self.const_len(&r.len) else {
                     return error_expr(span);
                 };
+                if !self.array_fits(&value.ty, n, r) {
+                    return error_expr(span);
+                }
                 let ty = Ty::Array(Box::new(value.ty.clone()), n);
                 Expr {
                     kind: ExprKind::Repeat(Box::new(value), n),
@@ -128,6 +153,13 @@ impl Checker<'_> {
             syn::Expr::Break(b) => self.break_expr(b),
             syn::Expr::Continue(c) => self.continue_expr(c),
             syn::Expr::Return(r) => self.return_expr(r),
+            syn::Expr::Match(m) => {
+                // The `match` and what it matches on, not the whole statement.
+                let scrutinee = &m.expr;
+                let at = quote::quote!(#m.match_token #scrutinee);
+                self.error(at, unsupported_expr_message(e));
+                error_expr(span)
+            }
             _ => {
                 let msg = unsupported_expr_message(e);
                 self.error(e, msg);
@@ -195,6 +227,12 @@ impl Checker<'_> {
                     }
                 };
                 let v: f64 = f.base10_digits().parse().unwrap_or(0.0);
+                self.infer.check_float_literal_later(
+                    ty.clone(),
+                    v,
+                    f.base10_digits().to_string(),
+                    span,
+                );
                 Expr {
                     kind: ExprKind::Float(if negate { -v } else { v }),
                     ty,
@@ -207,7 +245,10 @@ impl Checker<'_> {
                 span,
             },
             syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
-                self.error(lit, "strings are not supported in kernels");
+                self.error(
+                    lit,
+                    "strings are not supported in kernels; pass text as bytes in a `&[u8]` parameter",
+                );
                 error_expr(span)
             }
             syn::Lit::Char(_) => {
@@ -234,6 +275,15 @@ impl Checker<'_> {
 
     /// Tries to read `e` as a place (a local, possibly indexed and projected).
     pub(super) fn try_place(&mut self, e: &syn::Expr) -> PlaceResult {
+        if !self.enter(e) {
+            return PlaceResult::Failed;
+        }
+        let p = self.try_place_here(e);
+        self.depth -= 1;
+        p
+    }
+
+    fn try_place_here(&mut self, e: &syn::Expr) -> PlaceResult {
         match e {
             syn::Expr::Paren(p) => self.try_place(&p.expr),
             syn::Expr::Group(g) => self.try_place(&g.expr),
@@ -259,7 +309,7 @@ impl Checker<'_> {
                     self.expr(&ix.index);
                     self.error(
                         &ix.expr,
-                        "only slices, local arrays and shared arrays can be indexed",
+                        "only slices, local arrays and shared arrays can be indexed; bind this value with `let` first",
                     );
                     PlaceResult::Failed
                 }
@@ -309,9 +359,16 @@ impl Checker<'_> {
         match idx_ty {
             Ty::Scalar(Scalar::Usize) | Ty::Error => {}
             Ty::Scalar(s) => {
+                let fix = match strip_parens(index) {
+                    syn::Expr::Cast(c) => source::cast_text(&c.expr, "usize"),
+                    other => source::cast_text(other, "usize"),
+                };
                 self.error(
                     index,
-                    format!("slices and arrays are indexed by `usize`, found `{}`; write `({}) as usize`", s.name(), index.to_token_stream()),
+                    format!(
+                        "slices and arrays are indexed by `usize`, found `{}`; write `{fix}`",
+                        s.name()
+                    ),
                 );
                 return PlaceResult::Failed;
             }
@@ -511,8 +568,33 @@ impl Checker<'_> {
                 span,
             },
             None => {
-                let text = p.path.to_token_stream().to_string().replace(' ', "");
-                self.error(p, format!("cannot find `{text}` in kernels: a kernel sees only its parameters, its locals, `cuprum::gpu` and the constants of scalar types such as `f32::MAX`"));
+                let last = &p.path.segments.last().expect("a path has a segment").ident;
+                let name = last.to_string();
+                if let Some((_, true)) = gpu_path_name(&p.path) {
+                    let mut msg = format!("cannot find `{name}` in `cuprum::gpu`");
+                    let names = builtins::GPU_CONSTANTS
+                        .iter()
+                        .chain(builtins::GPU_FUNCTIONS)
+                        .copied();
+                    if let Some(s) = suggest::closest(&name, names) {
+                        msg.push_str(&format!("; did you mean `gpu::{s}`?"));
+                    }
+                    self.error(last, msg);
+                    return error_expr(span);
+                }
+                let text = source::expr_text(&p.path);
+                let mut msg = format!("cannot find `{text}` in kernels: a kernel sees only its parameters, its locals, `cuprum::gpu` and the constants of scalar types such as `f32::MAX`");
+                if let [.., ty, _] = segs.as_slice() {
+                    if let Some(s) = self.scalar_named(ty) {
+                        let names = builtins::scalar_constant_names(s);
+                        if let Some(c) = suggest::closest(&name, names.iter().copied()) {
+                            msg = format!(
+                                "`{ty}` has no constant `{name}`; did you mean `{ty}::{c}`?"
+                            );
+                        }
+                    }
+                }
+                self.error(p, msg);
                 error_expr(span)
             }
         }
@@ -651,13 +733,15 @@ impl Checker<'_> {
             let Some(place) = place else {
                 return error_expr(span);
             };
-            self.check_writable(&place, &b.left);
+            if self.check_writable(&place, &b.left) == Writable::WholeAggregate {
+                return error_expr(span);
+            }
             let lhs = Expr {
                 kind: ExprKind::Unit,
                 ty: place.ty.clone(),
                 span: span_of(&b.left),
             };
-            let (_, site) = self.operator_types(op, &lhs, &r, b);
+            let (_, site) = self.operator_types(op, &lhs, &r, b, true);
             if site.is_some() {
                 // A compound division checks its divisor like the plain operator does.
                 let kind = ExprKind::Binary(op, Box::new(lhs), Box::new(r), site);
@@ -671,7 +755,7 @@ impl Checker<'_> {
         }
         let l = self.expr(&b.left);
         let r = self.expr(&b.right);
-        let (ty, site) = self.operator_types(op, &l, &r, b);
+        let (ty, site) = self.operator_types(op, &l, &r, b, false);
         Expr {
             kind: ExprKind::Binary(op, Box::new(l), Box::new(r), site),
             ty,
@@ -701,6 +785,57 @@ impl Checker<'_> {
         }
     }
 
+    /// Where to report operands of different types, and what to write instead: the operand
+    /// to change (the literal, or the integer next to a float) and its conversion.
+    fn operand_hint<'n>(
+        &self,
+        l: &Expr,
+        r: &Expr,
+        node: &'n syn::ExprBinary,
+        compound: bool,
+    ) -> (&'n syn::Expr, String) {
+        let (left, right) = (&*node.left, &*node.right);
+        let (lz, rz) = (self.infer.zonk(&l.ty), self.infer.zonk(&r.ty));
+        let int_var = |t: &Ty| self.infer.is_float_var(t) == Some(false);
+        let float_var = |t: &Ty| self.infer.is_float_var(t) == Some(true);
+        const NO_IMPLICIT: &str = "; Cuprum does not convert implicitly: write";
+        match (&lz, &rz) {
+            (Ty::Scalar(a), _) if a.is_float() && int_var(&rz) => {
+                (right, format!("{NO_IMPLICIT} {}", float_literal(right, *a)))
+            }
+            (_, Ty::Scalar(b)) if b.is_float() && int_var(&lz) && !compound => {
+                (left, format!("{NO_IMPLICIT} {}", float_literal(left, *b)))
+            }
+            (Ty::Scalar(a), Ty::Scalar(b)) if a.is_int() && b.is_float() && !compound => (
+                left,
+                format!("{NO_IMPLICIT} `{}`", source::cast_text(left, b.name())),
+            ),
+            (Ty::Scalar(a), Ty::Scalar(b))
+                if a != b && *a != Scalar::Bool && *b != Scalar::Bool =>
+            {
+                (
+                    right,
+                    format!("{NO_IMPLICIT} `{}`", source::cast_text(right, a.name())),
+                )
+            }
+            (Ty::Scalar(a), _) if a.is_int() && float_var(&rz) && !compound => (
+                left,
+                format!(
+                    "{NO_IMPLICIT} `{}` (or `as f64`)",
+                    source::cast_text(left, "f32")
+                ),
+            ),
+            (_, Ty::Scalar(b)) if b.is_int() && float_var(&lz) => (
+                right,
+                format!(
+                    "{NO_IMPLICIT} `{}` (or `as f64`)",
+                    source::cast_text(right, "f32")
+                ),
+            ),
+            _ => (right, String::new()),
+        }
+    }
+
     /// The result type of `l op r`, and the division check if one is needed.
     fn operator_types(
         &mut self,
@@ -708,6 +843,7 @@ impl Checker<'_> {
         l: &Expr,
         r: &Expr,
         node: &syn::ExprBinary,
+        compound: bool,
     ) -> (Ty, Option<u32>) {
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             for (side, at) in [(l, &*node.left), (r, &*node.right)] {
@@ -724,28 +860,9 @@ impl Checker<'_> {
                 "mismatched types: cannot apply `{}` to `{lt}` and `{rt}`",
                 op.symbol()
             );
-            let (lz, rz) = (self.infer.zonk(&l.ty), self.infer.zonk(&r.ty));
-            match (&lz, &rz) {
-                (Ty::Scalar(a), Ty::Var(_))
-                    if a.is_float() && self.infer.is_float_var(&rz) == Some(false) =>
-                {
-                    msg.push_str(&format!(
-                        "; write a float literal such as `2.0` (or `2.0{}`)",
-                        a.name()
-                    ));
-                }
-                (Ty::Scalar(a), Ty::Scalar(b))
-                    if a != b && *a != Scalar::Bool && *b != Scalar::Bool =>
-                {
-                    msg.push_str(&format!(
-                        "; Cuprum does not convert implicitly: write `({}) as {}`",
-                        node.right.to_token_stream(),
-                        a.name()
-                    ));
-                }
-                _ => {}
-            }
-            self.error(&node.right, msg);
+            let (at, hint) = self.operand_hint(l, r, node, compound);
+            msg.push_str(&hint);
+            self.error(at, msg);
             return (
                 if op.is_comparison() {
                     Ty::BOOL
@@ -818,11 +935,15 @@ impl Checker<'_> {
             }
             PlaceResult::Failed => None,
         };
-        let value = self.expr(&a.right);
         let Some(place) = place else {
+            self.expr(&a.right);
             return error_expr(span);
         };
-        self.check_writable(&place, &a.left);
+        if self.check_writable(&place, &a.left) == Writable::WholeAggregate {
+            // `out = x` is one mistake; the value is not reported again.
+            return error_expr(span);
+        }
+        let value = self.expr(&a.right);
         self.unify_at(&place.ty.clone(), &value.ty, &a.right, "the assigned place");
         Expr {
             kind: ExprKind::Assign(place, Box::new(value)),
@@ -832,23 +953,43 @@ impl Checker<'_> {
     }
 
     /// Reports writes through `&[T]`, to immutable locals and to whole slices.
-    pub(super) fn check_writable(&mut self, place: &Place, at: &syn::Expr) {
+    pub(super) fn check_writable(&mut self, place: &Place, at: &syn::Expr) -> Writable {
         let root = self.locals[place.base].clone();
+        let name = &root.name;
         let is_element = place.proj.iter().any(|p| matches!(p, Proj::Index { .. }));
         match &root.ty {
-            Ty::Slice { mutable: false, elem } if is_element => self.error(
-                at,
-                format!("cannot assign to an element of `{}`: it is a `&[{}]` parameter (read-only); declare it `&mut [{}]`", root.name, elem.name(), elem.name()),
-            ),
-            Ty::Slice { .. } | Ty::Shared { .. } if !is_element => {
-                self.error(at, format!("cannot assign to `{}` itself: assign to its elements (`{}[i] = ..`)", root.name, root.name))
+            Ty::Slice {
+                mutable: false,
+                elem,
+            } if is_element => {
+                let elem = elem.name();
+                self.error(
+                    at,
+                    format!("cannot assign to an element of `{name}`: it is a `&[{elem}]` parameter (read-only); declare it `&mut [{elem}]`"),
+                );
+                Writable::No
             }
-            Ty::Slice { .. } | Ty::Shared { .. } => {}
-            _ if !root.mutable => self.error(
-                at,
-                format!("cannot assign to `{}`: it is not declared mutable; write `let mut {}`", root.name, root.name),
-            ),
-            _ => {}
+            Ty::Slice { .. } | Ty::Shared { .. } if !is_element => {
+                self.error(
+                    at,
+                    format!("cannot assign to `{name}` itself: assign to its elements (`{name}[i] = ..`)"),
+                );
+                Writable::WholeAggregate
+            }
+            Ty::Slice { .. } | Ty::Shared { .. } => Writable::Yes,
+            _ if !root.mutable => {
+                let fix = if place.base < self.param_count {
+                    format!("declare the parameter `mut {name}`")
+                } else {
+                    format!("write `let mut {name}`")
+                };
+                self.error(
+                    at,
+                    format!("cannot assign to `{name}`: it is not declared mutable; {fix}"),
+                );
+                Writable::No
+            }
+            _ => Writable::Yes,
         }
     }
 
@@ -1019,6 +1160,17 @@ impl Checker<'_> {
     }
 }
 
+/// `2.0` for the integer literal `2` next to a float, else a cast of `e` to `to`.
+fn float_literal(e: &syn::Expr, to: Scalar) -> String {
+    match strip_parens(e) {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) if i.suffix().is_empty() => format!("a float literal, `{}.0`", i.base10_digits()),
+        _ => format!("`{}`", source::cast_text(e, to.name())),
+    }
+}
+
 /// Removes parentheses and invisible groups.
 pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     match e {
@@ -1031,11 +1183,25 @@ pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
 /// What to say about an expression kind kernels do not support.
 fn unsupported_expr_message(e: &syn::Expr) -> String {
     match e {
-        syn::Expr::Closure(_) => "closures are not supported in kernels; write a `#[device]` function".into(),
+        syn::Expr::Closure(_) => {
+            "closures are not supported in kernels; write a `#[device]` function".into()
+        }
         syn::Expr::Macro(m) => {
-            let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            let name = m
+                .mac
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
             match name.as_str() {
-                "vec" => "heap allocation is not available in kernels; take a `&mut [T]` parameter or use a local array `[0.0f32; N]`".into(),
+                "vec" => {
+                    let tokens = &m.mac.tokens;
+                    match syn::parse2::<syn::Expr>(quote::quote!([#tokens])) {
+                        Ok(array) => format!("heap allocation is not available in kernels; use a local array, `{}`, or take a `&mut [T]` parameter", source::expr_text(&array)),
+                        Err(_) => "heap allocation is not available in kernels; use a local array such as `[0.0f32; 8]`, or take a `&mut [T]` parameter".into(),
+                    }
+                }
                 "println" | "print" | "format" | "eprintln" => "printing is not supported in kernels; write results into a `&mut [T]` parameter".into(),
                 "panic" | "assert" | "assert_eq" | "unreachable" | "todo" | "unimplemented" => {
                     format!("`{name}!` is not supported in kernels; out-of-range indexing already stops the kernel with an error")
@@ -1044,14 +1210,19 @@ fn unsupported_expr_message(e: &syn::Expr) -> String {
             }
         }
         syn::Expr::Match(_) => "`match` is not supported in kernels yet; use `if`/`else`".into(),
-        syn::Expr::Reference(_) => "references cannot be taken in kernels (except `&mut place` as the first argument of an atomic)".into(),
+        syn::Expr::Reference(r) => format!(
+            "references cannot be taken here; use `{}` itself (`&mut place` is only for the first argument of an atomic, `&x` only to pass a slice to a `#[device]` function)",
+            source::expr_text(&r.expr)
+        ),
         syn::Expr::Range(_) => "ranges can only be iterated by `for` in kernels".into(),
-        syn::Expr::Struct(_) => "structs are not supported in kernels; use tuples or separate values".into(),
+        syn::Expr::Struct(_) => {
+            "structs are not supported in kernels; use tuples or separate values".into()
+        }
         syn::Expr::Unsafe(_) => "`unsafe` blocks are not needed in kernels; remove `unsafe`".into(),
         syn::Expr::Async(_) | syn::Expr::Await(_) => "`async` is not supported in kernels".into(),
         syn::Expr::Try(_) => "the `?` operator is not supported in kernels".into(),
         syn::Expr::Let(_) => "`let` expressions are not supported in kernels".into(),
         syn::Expr::Yield(_) => "`yield` is not supported in kernels".into(),
-        _ => format!("`{}` is not supported in kernels", e.to_token_stream()),
+        _ => format!("`{}` is not supported in kernels", source::expr_text(e)),
     }
 }

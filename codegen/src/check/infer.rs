@@ -25,6 +25,7 @@ pub struct Mismatch;
 pub struct InferCtx {
     vars: Vec<VarState>,
     literal_checks: Vec<(Ty, i128, Span)>,
+    float_checks: Vec<(Ty, f64, String, Span)>,
     negation_checks: Vec<(Ty, Span)>,
 }
 
@@ -144,7 +145,10 @@ impl InferCtx {
             Ty::Array(t, n) => format!("[{}; {n}]", self.describe(&t)),
             Ty::Tuple(ts) => {
                 let inner: Vec<String> = ts.iter().map(|t| self.describe(t)).collect();
-                format!("({})", inner.join(", "))
+                match inner.as_slice() {
+                    [one] => format!("({one},)"),
+                    _ => format!("({})", inner.join(", ")),
+                }
             }
             other => other.to_string(),
         }
@@ -153,6 +157,12 @@ impl InferCtx {
     /// Remembers to check, once types are known, that `value` fits the literal's type.
     pub fn check_literal_later(&mut self, ty: Ty, value: i128, span: Span) {
         self.literal_checks.push((ty, value, span));
+    }
+
+    /// Remembers to check, once types are known, that the float literal `text` (of value
+    /// `value`) is finite in its type, as rustc's `overflowing_literals` requires.
+    pub fn check_float_literal_later(&mut self, ty: Ty, value: f64, text: String, span: Span) {
+        self.float_checks.push((ty, value, text, span));
     }
 
     /// Remembers to check, once types are known, that `-` is applied to a signed type.
@@ -169,15 +179,50 @@ impl InferCtx {
                     // A negative unsigned literal is reported once, by the negation check.
                     let negated_unsigned = *value < 0 && !s.is_signed();
                     if !negated_unsigned && (*value < lo || *value > hi) {
+                        let wider = Scalar::ALL.into_iter().find(|w| {
+                            w.is_signed() == s.is_signed()
+                                && w.bits() > s.bits()
+                                && w.int_range()
+                                    .is_some_and(|(l, h)| l <= *value && *value <= h)
+                        });
+                        let advice = match wider {
+                            Some(w) => format!("; it needs a wider type such as `{}`", w.name()),
+                            None => "; no kernel integer type holds it".to_string(),
+                        };
                         errors.push(syn::Error::new(
                             *span,
                             format!(
-                                "literal out of range for `{}`: `{value}` does not fit in {lo}..={hi}",
+                                "literal out of range for `{}`: `{value}` does not fit in {lo}..={hi}{advice}",
                                 s.name()
                             ),
                         ));
                     }
                 }
+            }
+        }
+        for (ty, value, text, span) in &self.float_checks {
+            let s = match self.resolve(ty) {
+                Ty::Scalar(s) if s.is_float() => s,
+                _ => continue,
+            };
+            let finite = if s == Scalar::F32 {
+                (*value as f32).is_finite()
+            } else {
+                value.is_finite()
+            };
+            if !finite {
+                let advice = if s == Scalar::F32 {
+                    "; use `f64`, or write `f32::INFINITY` for infinity"
+                } else {
+                    "; write `f64::INFINITY` for infinity"
+                };
+                errors.push(syn::Error::new(
+                    *span,
+                    format!(
+                        "literal out of range for `{0}`: `{text}` is larger than `{0}::MAX`{advice}",
+                        s.name()
+                    ),
+                ));
             }
         }
         for (ty, span) in &self.negation_checks {

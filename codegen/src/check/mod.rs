@@ -9,7 +9,9 @@ mod builtins;
 mod call;
 mod expr;
 mod infer;
+mod limits;
 mod resolve;
+mod source;
 mod stmt;
 mod suggest;
 
@@ -26,6 +28,8 @@ use crate::ty::{Scalar, Ty};
 use infer::InferCtx;
 
 pub use builtins::GPU_FUNCTIONS;
+pub use limits::{check_nesting, MAX_GROUP_DEPTH};
+pub use suggest::closest;
 
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
 pub fn check_kernel(
@@ -39,6 +43,17 @@ pub fn check_kernel(
     let mut shared = Vec::new();
     let mut registry = Registry::default();
     check_kernel_signature(item, !generics.is_empty(), &mut errors);
+    if !item.sig.generics.params.is_empty() && generics.is_empty() {
+        // Without `instances(..)` the generic parameters stand for nothing: the body would
+        // only repeat that error.
+        return Err(errors
+            .into_iter()
+            .reduce(|mut all, e| {
+                all.combine(e);
+                all
+            })
+            .expect("the signature check reports the missing instances"));
+    }
     let kernel = {
         let mut checker = Checker::new(
             &mut errors,
@@ -49,7 +64,14 @@ pub fn check_kernel(
         );
         checker.devices = devices.clone();
         checker.generics = generics.to_vec();
-        checker.function(item, Ty::Unit)
+        checker.kernel = true;
+        // A declared return type is reported once, by the signature check; the body is then
+        // checked without expecting anything of its value.
+        let ret = match &item.sig.output {
+            syn::ReturnType::Type(_, ty) if !is_unit_type(ty) => Ty::Error,
+            _ => Ty::Unit,
+        };
+        checker.function(item, ret)
     };
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
@@ -101,6 +123,24 @@ pub(crate) struct Registry {
 /// type, and so on. Errors go to `errors`; checking goes on.
 fn check_kernel_signature(item: &syn::ItemFn, instantiated: bool, errors: &mut Vec<syn::Error>) {
     let sig = &item.sig;
+    // The name becomes the PTX entry's name.
+    let name = syn::ext::IdentExt::unraw(&sig.ident).to_string();
+    if !name.is_ascii() {
+        errors.push(syn::Error::new_spanned(
+            &sig.ident,
+            format!("kernel names become PTX entry names, which are ASCII: rename `{name}` with ASCII letters, digits and `_`"),
+        ));
+    } else if name.starts_with("__cuprum") {
+        errors.push(syn::Error::new_spanned(
+            &sig.ident,
+            "names starting with `__cuprum` are reserved for Cuprum's own PTX functions: rename the kernel",
+        ));
+    } else if name == "WARP_SZ" {
+        errors.push(syn::Error::new_spanned(
+            &sig.ident,
+            "`WARP_SZ` is a name built into PTX: rename the kernel",
+        ));
+    }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new_spanned(t, "kernels cannot be `async`"));
     }
@@ -128,26 +168,18 @@ fn check_kernel_signature(item: &syn::ItemFn, instantiated: bool, errors: &mut V
             "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
         ));
     }
-    if let syn::ReturnType::Type(_, ty) = &sig.output {
-        errors.push(syn::Error::new_spanned(
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) if !is_unit_type(ty) => errors.push(syn::Error::new_spanned(
             ty,
             "kernels cannot return a value; write results into a `&mut [T]` parameter",
-        ));
+        )),
+        _ => {}
     }
-    for arg in &sig.inputs {
-        if let syn::FnArg::Typed(pt) = arg {
-            let mut ty = &*pt.ty;
-            while let syn::Type::Group(g) = ty {
-                ty = &g.elem;
-            }
-            if matches!(ty, syn::Type::Array(_) | syn::Type::Tuple(_)) {
-                errors.push(syn::Error::new_spanned(
-                    ty,
-                    "kernel parameters are scalars and slices; pass arrays and tuples as `&[T]` buffers or separate scalars",
-                ));
-            }
-        }
-    }
+}
+
+/// `()`, which a kernel may write as its return type.
+fn is_unit_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
 }
 
 /// An enclosing loop, for `break` and `continue`.
@@ -173,12 +205,19 @@ pub(crate) struct Checker<'p> {
     generics: Vec<(String, Scalar)>,
     /// Checking the initialiser of a `let` (where shared memory may be made).
     let_init: bool,
+    /// Checking a kernel (rather than a `#[device]` function), for the wording of messages.
+    kernel: bool,
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, LocalId)>>,
     loops: Vec<LoopScope>,
     loop_count: usize,
     ret: Ty,
     checked: bool,
+    /// The first locals are the parameters.
+    param_count: usize,
+    /// How deeply the expression being checked is nested, and whether that went too deep.
+    depth: u32,
+    too_deep: bool,
 }
 
 impl<'p> Checker<'p> {
@@ -198,12 +237,16 @@ impl<'p> Checker<'p> {
             devices: DeviceTable::default(),
             generics: Vec::new(),
             let_init: false,
+            kernel: false,
             locals: Vec::new(),
             scopes: vec![Vec::new()],
             loops: Vec::new(),
             loop_count: 0,
             ret: Ty::Unit,
             checked,
+            param_count: 0,
+            depth: 0,
+            too_deep: false,
         }
     }
 
@@ -232,13 +275,34 @@ impl<'p> Checker<'p> {
                 }
             }
         }
+        self.param_count = self.locals.len();
         let mut body = self.block(&item.block);
-        self.unify_at(
-            &ret,
-            &body.ty.clone(),
-            &item.block,
-            "the function's return type",
-        );
+        let diverges = matches!(self.infer.shallow(&body.ty), Ty::Never);
+        match item.block.stmts.last() {
+            _ if diverges => {}
+            Some(syn::Stmt::Expr(tail, None)) if ret == Ty::Unit => {
+                if self.infer.unify(&Ty::Unit, &body.ty).is_err() {
+                    let d = self.infer.describe(&body.ty);
+                    let msg = if self.kernel {
+                        format!("kernels return nothing, but this expression is a value of type `{d}`; end it with `;`, or write the value into a `&mut [T]` parameter")
+                    } else {
+                        format!("this function returns nothing, but this expression is a value of type `{d}`; end it with `;`, or declare the return type, `-> {d}`")
+                    };
+                    self.error(tail, msg);
+                }
+            }
+            Some(syn::Stmt::Expr(tail, None)) => {
+                self.unify_at(&ret, &body.ty.clone(), tail, "the function's return type");
+            }
+            _ => {
+                self.unify_at(
+                    &ret,
+                    &body.ty.clone(),
+                    &item.block,
+                    "the function's return type",
+                );
+            }
+        }
         let errors = self.infer.deferred_errors();
         self.errors.extend(errors);
         self.resolve_function(&mut body);
@@ -255,6 +319,20 @@ impl<'p> Checker<'p> {
     fn param(&mut self, pt: &syn::PatType) -> Option<LocalId> {
         let ty = self.param_type(&pt.ty)?;
         match &*pt.pat {
+            syn::Pat::Ident(pi)
+                if pi.by_ref.is_none()
+                    && pi.subpat.is_none()
+                    && self.locals.iter().any(|l| pi.ident == l.name) =>
+            {
+                self.error(
+                    &pi.ident,
+                    format!(
+                        "parameter `{}` is declared twice; give each parameter its own name",
+                        pi.ident
+                    ),
+                );
+                None
+            }
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() && matches!(ty, Ty::Slice { .. }) {
                     self.error(pi, "a slice parameter cannot be `mut`; write `x: &mut [T]` to write through it");
@@ -269,14 +347,15 @@ impl<'p> Checker<'p> {
             other => {
                 self.error(
                     other,
-                    "kernel parameters must be plain names, like `x: &[f32]`",
+                    "kernel parameters must be plain names, like `x: &[f32]` (`_x` for one the kernel does not use)",
                 );
                 None
             }
         }
     }
 
-    /// The type of a parameter: a scalar, `&[T]` or `&mut [T]`.
+    /// The type of a parameter: a scalar, `&[T]` or `&mut [T]` (and for a device function an
+    /// array or a tuple).
     fn param_type(&mut self, ty: &syn::Type) -> Option<Ty> {
         match ty {
             syn::Type::Reference(r) => {
@@ -287,19 +366,33 @@ impl<'p> Checker<'p> {
                         mutable: r.mutability.is_some(),
                     });
                 }
-                let inner = r.elem.to_token_stream().to_string().replace(' ', "");
-                let m = if r.mutability.is_some() { "mut " } else { "" };
-                self.error(
-                    ty,
-                    format!(
-                        "references other than slices cannot be kernel parameters; pass `&{m}[{inner}]` (a buffer) or `{inner}` by value"
-                    ),
-                );
+                let msg = reference_param_message(r);
+                self.error(ty, msg);
                 None
             }
             syn::Type::Paren(p) => self.param_type(&p.elem),
             syn::Type::Group(g) => self.param_type(&g.elem),
-            syn::Type::Array(_) | syn::Type::Tuple(_) => self.local_type(ty),
+            syn::Type::Tuple(t) if !t.elems.is_empty() && self.kernel => {
+                self.error(
+                    ty,
+                    format!(
+                        "tuples cannot be kernel parameters; pass each element as its own parameter, like `{}`",
+                        numbered_params(t.elems.iter())
+                    ),
+                );
+                None
+            }
+            syn::Type::Array(a) if self.kernel => {
+                let elem = source::type_text(&a.elem);
+                self.error(
+                    ty,
+                    format!("arrays cannot be kernel parameters; pass a buffer as `&[{elem}]` and index it"),
+                );
+                None
+            }
+            // A device function may take arrays and tuples by value.
+            syn::Type::Array(_) => self.local_type(ty),
+            syn::Type::Tuple(t) if !t.elems.is_empty() => self.local_type(ty),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
@@ -322,46 +415,40 @@ impl<'p> Checker<'p> {
             syn::Type::Paren(p) => return self.scalar_type(&p.elem),
             _ => {}
         }
-        if let syn::Type::Path(p) = ty {
-            if p.qself.is_none() {
-                if let Some(ident) = p.path.get_ident() {
-                    let name = ident.to_string();
-                    if let Some(s) = Scalar::from_name(&name) {
-                        return Some(s);
-                    }
-                    if let Some((_, s)) = self.generics.iter().find(|(g, _)| *g == name) {
-                        return Some(*s);
-                    }
-                    let help = match name.as_str() {
-                        "Vec" | "String" | "Box" => {
-                            "heap allocation is not available in kernels; take a `&mut [T]` parameter"
+        let text = source::type_text(ty);
+        let help = match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last().map(|s| s.ident.to_string());
+                match last.as_deref() {
+                    Some(name) if p.path.segments.len() == 1 => {
+                        if let Some(s) = self.scalar_named(name) {
+                            return Some(s);
                         }
-                        "i128" | "u128" => "128-bit integers are not supported on the GPU; use `i64` or `u64`",
-                        "char" | "str" => "text is not supported in kernels; pass bytes as `u8`",
-                        _ => "kernel types are `bool`, the integer types up to 64 bits, `f32` and `f64`",
-                    };
-                    self.error(
-                        ty,
-                        format!("type `{name}` cannot be used in a kernel: {help}"),
-                    );
-                    return None;
-                }
-                if let Some(last) = p.path.segments.last() {
-                    let name = last.ident.to_string();
-                    if matches!(name.as_str(), "Vec" | "String" | "Box") {
-                        self.error(
-                            ty,
-                            format!("type `{name}` cannot be used in a kernel: heap allocation is not available in kernels; take a `&mut [T]` parameter"),
-                        );
-                        return None;
+                        type_help(name, p.path.segments.last())
                     }
+                    Some(name) if Scalar::from_name(name).is_some() => {
+                        format!("write the type as `{name}`")
+                    }
+                    Some(name) => type_help(name, p.path.segments.last()),
+                    None => KERNEL_TYPES.to_string(),
                 }
             }
-        }
-        let text = ty.to_token_stream().to_string().replace(' ', "");
+            syn::Type::TraitObject(_) => DYN_HELP.to_string(),
+            syn::Type::ImplTrait(_) => IMPL_HELP.to_string(),
+            syn::Type::BareFn(_) => FN_POINTER_HELP.to_string(),
+            syn::Type::Ptr(_) => {
+                "raw pointers are not supported in kernels; take a `&[T]` or `&mut [T]` parameter"
+                    .to_string()
+            }
+            syn::Type::Reference(_) | syn::Type::Slice(_) => {
+                "slices and references are only kernel parameters (`x: &[f32]`, `y: &mut [f32]`)"
+                    .to_string()
+            }
+            _ => KERNEL_TYPES.to_string(),
+        };
         self.error(
             ty,
-            format!("type `{text}` cannot be used here: kernel types are `bool`, the integer types up to 64 bits, `f32` and `f64`"),
+            format!("type `{text}` cannot be used in a kernel: {help}"),
         );
         None
     }
@@ -372,6 +459,9 @@ impl<'p> Checker<'p> {
             syn::Type::Array(a) => {
                 let elem = self.local_type(&a.elem)?;
                 let len = self.const_len(&a.len)?;
+                if !self.array_fits(&elem, len, ty) {
+                    return None;
+                }
                 Some(Ty::Array(Box::new(elem), len))
             }
             syn::Type::Tuple(t) if t.elems.is_empty() => Some(Ty::Unit),
@@ -380,11 +470,8 @@ impl<'p> Checker<'p> {
                 for e in &t.elems {
                     tys.push(self.local_type(e)?);
                 }
-                Some(if tys.len() == 1 {
-                    tys.pop().unwrap()
-                } else {
-                    Ty::Tuple(tys)
-                })
+                // `(f32,)` is a one-element tuple; `(f32)` is a `Type::Paren`.
+                Some(Ty::Tuple(tys))
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
             syn::Type::Group(g) => self.local_type(&g.elem),
@@ -411,7 +498,7 @@ impl<'p> Checker<'p> {
             _ => {
                 self.error(
                     e,
-                    "array lengths must be integer literals, like `[0.0f32; 8]`",
+                    "array lengths must be integer literals, like `[0.0f32; 8]`; for a length known only at run time, take a `&mut [T]` parameter",
                 );
                 None
             }
@@ -428,32 +515,53 @@ impl<'p> Checker<'p> {
         if self.infer.unify(expected, found).is_ok() {
             return true;
         }
-        let msg = self.mismatch_message(expected, found, what);
+        let node: Option<syn::Expr> = syn::parse2(at.to_token_stream()).ok();
+        let msg = self.mismatch_message(expected, found, what, node.as_ref());
         self.error(at, msg);
         false
     }
 
-    fn mismatch_message(&self, expected: &Ty, found: &Ty, what: &str) -> String {
+    /// "mismatched types: ..", with the conversion to write when there is one; `node` is the
+    /// expression of type `found`.
+    fn mismatch_message(
+        &self,
+        expected: &Ty,
+        found: &Ty,
+        what: &str,
+        node: Option<&syn::Expr>,
+    ) -> String {
         let e = self.infer.describe(expected);
         let f = self.infer.describe(found);
         let mut msg = format!("mismatched types: {what} is `{e}`, found `{f}`");
         let exp = self.infer.zonk(expected);
         let fnd = self.infer.zonk(found);
-        match (&exp, &fnd) {
-            (Ty::Scalar(s), Ty::Var(_))
+        match (&exp, &fnd, node) {
+            (Ty::Scalar(s), Ty::Var(_), _)
                 if s.is_float() && self.infer.is_float_var(&fnd) == Some(false) =>
             {
-                msg.push_str(&format!(
-                    "; write a float literal such as `2.0` (or `2.0{}`)",
-                    s.name()
-                ));
+                match node.map(expr::strip_parens) {
+                    Some(syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    })) if i.suffix().is_empty() => msg.push_str(&format!(
+                        "; write a float literal, `{}.0`",
+                        i.base10_digits()
+                    )),
+                    _ => msg.push_str(&format!(
+                        "; write a float literal such as `2.0` (or `2.0{}`)",
+                        s.name()
+                    )),
+                }
             }
-            (Ty::Scalar(a), Ty::Scalar(b))
+            (Ty::Scalar(a), Ty::Scalar(b), node)
                 if a != b && *a != Scalar::Bool && *b != Scalar::Bool =>
             {
+                let fix = match node {
+                    Some(n) => source::cast_text(n, a.name()),
+                    None => format!("as {}", a.name()),
+                };
                 msg.push_str(&format!(
-                    "; Cuprum does not convert implicitly: write `as {}`",
-                    a.name()
+                    "; Cuprum does not convert implicitly: write `{fix}`"
                 ));
             }
             _ => {}
@@ -502,6 +610,93 @@ impl<'p> Checker<'p> {
         self.sites.push(CheckSite { kind, span });
         Some(self.sites.len() as SiteId - 1)
     }
+}
+
+/// What kernel values can be.
+const KERNEL_TYPES: &str =
+    "kernel values are `bool`, the integer types up to 64 bits, `f32` and `f64`";
+const DYN_HELP: &str = "trait objects need dynamic dispatch, which kernels do not have; call a `#[device]` function directly";
+const IMPL_HELP: &str = "kernels are compiled once for fixed types; call a `#[device]` function directly, or list the types with `#[kernel(instances(..))]` on a generic kernel";
+const FN_POINTER_HELP: &str =
+    "function pointers are not supported in kernels; call a `#[device]` function directly";
+
+/// Why the type named `name` cannot be used, and what to use instead.
+fn type_help(name: &str, segment: Option<&syn::PathSegment>) -> String {
+    // The element type of `Vec<f32>`, for "take a `&mut [f32]`".
+    let elem = match segment.map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+            Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => source::type_text(t),
+            _ => "T".to_string(),
+        },
+        _ if name == "String" => "u8".to_string(),
+        _ => "T".to_string(),
+    };
+    let boxes_dyn = match segment.map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => a
+            .args
+            .iter()
+            .any(|g| matches!(g, syn::GenericArgument::Type(syn::Type::TraitObject(_)))),
+        _ => false,
+    };
+    match name {
+        _ if boxes_dyn => DYN_HELP.to_string(),
+        "Vec" | "String" | "Box" | "Rc" | "Arc" | "HashMap" | "BTreeMap" | "VecDeque" => {
+            format!("heap allocation is not available in kernels; take a `&mut [{elem}]` parameter (a `DeviceBuffer<{elem}>` on the host)")
+        }
+        "i128" | "u128" => {
+            "128-bit integers are not supported on the GPU; use `i64` or `u64`".into()
+        }
+        "char" | "str" => {
+            "text is not supported in kernels; pass bytes as `u8` (or `&[u8]`)".into()
+        }
+        "Option" | "Result" => {
+            format!("`{name}` is not supported in kernels; pass plain values and a flag")
+        }
+        "f16" | "bf16" => "half-precision floats are not supported yet; use `f32`".into(),
+        _ => format!("{KERNEL_TYPES}; pass a struct's fields as separate parameters"),
+    }
+}
+
+/// The message for a reference parameter that is not a slice.
+fn reference_param_message(r: &syn::TypeReference) -> String {
+    let text = source::type_text(r);
+    let m = if r.mutability.is_some() { "mut " } else { "" };
+    let advice = match &*r.elem {
+        syn::Type::TraitObject(_) => DYN_HELP.to_string(),
+        syn::Type::ImplTrait(_) => IMPL_HELP.to_string(),
+        syn::Type::Path(p) if p.path.is_ident("str") => {
+            "text is not supported in kernels; pass bytes as `&[u8]`".to_string()
+        }
+        syn::Type::Path(p)
+            if p.path
+                .get_ident()
+                .and_then(|i| Scalar::from_name(&i.to_string()))
+                .is_some() =>
+        {
+            let inner = source::type_text(&r.elem);
+            if r.mutability.is_some() {
+                format!(
+                    "to write one value back, take `&mut [{inner}]` and write its element `[0]`"
+                )
+            } else {
+                format!("pass the value itself, `{inner}`, or a buffer, `&[{inner}]`")
+            }
+        }
+        elem => {
+            let inner = source::type_text(elem);
+            format!("pass a buffer, `&{m}[{inner}]`, where `{inner}` is a scalar type")
+        }
+    };
+    format!("`{text}` cannot be a kernel parameter: kernels take scalars, `&[T]` and `&mut [T]`; {advice}")
+}
+
+/// `a0: f32, a1: f32` for the elements of a tuple type.
+fn numbered_params<'t>(elems: impl Iterator<Item = &'t syn::Type>) -> String {
+    elems
+        .enumerate()
+        .map(|(i, t)| format!("a{i}: {}", source::type_text(t)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A placeholder for an expression that failed to check.

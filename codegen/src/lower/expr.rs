@@ -187,6 +187,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::Repeat(x, n) => {
                 let v = self.expr(x)?;
                 let t = value_type(self.ctx, &e.ty)?.into_array_type();
+                if let Some(c) = const_repeat(v, *n) {
+                    // One constant, not a chain of `insertvalue`s that the builder would fold
+                    // into a new constant array at every step (quadratic in `n`).
+                    return Some(c);
+                }
                 let mut agg = t.get_undef();
                 for i in 0..*n {
                     agg = ok!(self.b.build_insert_value(agg, v, i as u32, "repeat"))
@@ -778,4 +783,22 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
         }
     }
+}
+
+/// `[v; n]` as one constant when `v` is a constant.
+fn const_repeat<'ctx>(v: BasicValueEnum<'ctx>, n: u64) -> Option<BasicValueEnum<'ctx>> {
+    let n = usize::try_from(n).ok()?;
+    Some(match v {
+        BasicValueEnum::IntValue(i) if i.is_const() => i.get_type().const_array(&vec![i; n]).into(),
+        BasicValueEnum::FloatValue(f) if f.is_const() => {
+            f.get_type().const_array(&vec![f; n]).into()
+        }
+        BasicValueEnum::ArrayValue(a) if a.is_const() => {
+            a.get_type().const_array(&vec![a; n]).into()
+        }
+        BasicValueEnum::StructValue(s) if s.is_const() => {
+            s.get_type().const_array(&vec![s; n]).into()
+        }
+        _ => return None,
+    })
 }

@@ -1,0 +1,125 @@
+//! What the compiler refuses because it could not finish: nesting deeper than a proc macro's
+//! stack holds, and local arrays too large to be values. Each limit is an error at the code
+//! that crosses it, never a crash or a build that does not end.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+
+use super::Checker;
+use crate::ty::Ty;
+
+/// How deeply expressions may nest. The checker and the lowering recurse over the syntax
+/// tree; a proc macro runs on rustc's 8 MiB stack, which holds about a thousand levels in a
+/// debug build.
+const MAX_DEPTH: u32 = 256;
+
+/// How deeply brackets, parentheses and braces may nest in a kernel or `launch!`, and how many
+/// prefix operators (`-`, `!`, `&`, `return`, ..) may follow each other: syn's parser recurses
+/// over both and overflows the stack a few hundred levels down.
+pub const MAX_GROUP_DEPTH: usize = 128;
+
+/// Reports tokens nested more deeply than [`MAX_GROUP_DEPTH`], or longer runs of prefix
+/// operators, at the token that goes too far, before anything recursive parses them.
+pub fn check_nesting(tokens: &TokenStream) -> syn::Result<()> {
+    const PREFIX_WORDS: &[&str] = &["return", "break", "yield", "move", "mut", "ref", "box"];
+    let too_deep = |span: Span, what: &str| {
+        syn::Error::new(
+            span,
+            format!("{what} more than {MAX_GROUP_DEPTH} levels deep here, more than Cuprum's compiler handles; split the code with `let` bindings"),
+        )
+    };
+    // Each level: its tokens, and how many prefix operators came last in a row.
+    let mut stack = vec![(tokens.clone().into_iter(), 0usize)];
+    while let Some((top, run)) = stack.last_mut() {
+        match top.next() {
+            Some(TokenTree::Group(g)) => {
+                *run = 0;
+                if stack.len() > MAX_GROUP_DEPTH {
+                    return Err(too_deep(
+                        g.span_open(),
+                        "brackets, parentheses and braces nest",
+                    ));
+                }
+                stack.push((g.stream().into_iter(), 0));
+            }
+            Some(TokenTree::Punct(p)) => {
+                *run += 1;
+                if *run > MAX_GROUP_DEPTH {
+                    return Err(too_deep(p.span(), "operators nest"));
+                }
+            }
+            Some(TokenTree::Ident(i)) if PREFIX_WORDS.contains(&i.to_string().as_str()) => {
+                *run += 1;
+                if *run > MAX_GROUP_DEPTH {
+                    return Err(too_deep(i.span(), "operators nest"));
+                }
+            }
+            Some(_) => *run = 0,
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The most scalars one local array may hold. Local arrays are values in registers or the
+/// thread's local memory, and LLVM's time grows faster than linearly with their length (a
+/// 16 KiB array takes tens of seconds to compile); large data belongs in a buffer.
+const LOCAL_ARRAY_LIMIT: u64 = 1024;
+
+/// The number of scalars in a value of type `ty`, or `None` for what arrays cannot hold.
+fn scalar_count(ty: &Ty) -> Option<u64> {
+    match ty {
+        Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Some(1),
+        Ty::Array(t, n) => scalar_count(t)?.checked_mul(*n),
+        Ty::Tuple(ts) => ts
+            .iter()
+            .try_fold(0u64, |acc, t| acc.checked_add(scalar_count(t)?)),
+        Ty::Dim3 => Some(3),
+        _ => None,
+    }
+}
+
+impl Checker<'_> {
+    /// Counts one more level of nesting; at the limit, reports it (once) and says no.
+    pub(super) fn enter(&mut self, at: &impl ToTokens) -> bool {
+        if self.depth >= MAX_DEPTH {
+            if !self.too_deep {
+                self.too_deep = true;
+                self.error(
+                    at,
+                    format!("this expression nests more than {} levels deep, more than Cuprum's compiler handles; split it with `let` bindings", MAX_DEPTH),
+                );
+            }
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    /// Whether a local array of `n` elements of type `elem` is small enough to be a value;
+    /// reports at `at` when not.
+    pub(super) fn array_fits(&mut self, elem: &Ty, n: u64, at: impl ToTokens) -> bool {
+        let elem = self.infer.zonk(elem);
+        let Some(size) = scalar_count(&elem) else {
+            let d = self.infer.describe(&elem);
+            self.error(
+                at,
+                format!("arrays of `{d}` are not supported in kernels; arrays hold scalars, tuples of them, or arrays"),
+            );
+            return false;
+        };
+        match size.checked_mul(n) {
+            Some(total) if total <= LOCAL_ARRAY_LIMIT => true,
+            total => {
+                let total = total.map_or_else(|| "more than 2^64".to_string(), |t| t.to_string());
+                self.error(
+                    at,
+                    format!("this local array holds {total} values; a kernel's local arrays hold at most {LOCAL_ARRAY_LIMIT}: keep large data in a `&mut [T]` parameter"),
+                );
+                false
+            }
+        }
+    }
+}
