@@ -254,10 +254,10 @@ fn cudarc_interop_both_ways() -> cuprum::Result<()> {
         ));
         return Ok(());
     };
-    use cuprum::cudarc::driver::{LaunchConfig as CudaConfig, PushKernelArg};
+    use cudarc::driver::{LaunchConfig as CudaConfig, PushKernelArg};
     let cuda = stream.cuda_stream().expect("a GPU stream").clone();
     let f = ctx
-        .load_module(cuprum::cudarc::nvrtc::Ptx::from_src(affine::PTX))
+        .load_module(cudarc::nvrtc::Ptx::from_src(affine::PTX))
         .and_then(|m| m.load_function(affine::NAME))
         .expect("the PTX loads through cudarc");
     let cfg = CudaConfig {

@@ -25,6 +25,15 @@
 //! }
 //! ```
 
+//!
+//! Beyond one launch: [`Device::new_stream`] and [`Event`]s, copies into existing memory
+//! ([`Stream::copy_from_host`], [`Stream::copy_to_host`], [`Stream::copy`]) and
+//! [`PinnedBuffer`]s for asynchronous ones, buffer views ([`DeviceBuffer::slice`]), CUDA
+//! graphs ([`Stream::capture`]), [`occupancy`] and [`inspect`]. Cuprum runs on cudarc 0.19:
+//! with `cudarc` among your own dependencies, [`Device::cuda_context`], [`Stream::cuda_stream`],
+//! [`Stream::from_cuda_stream`], [`DeviceBuffer::from_cuda_slice`],
+//! [`DeviceBuffer::into_cuda_slice`] and [`DeviceBuffer::device_ptr`] connect the two.
+
 #![deny(missing_docs)]
 
 mod buffer;
@@ -43,9 +52,6 @@ mod stream;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
-/// The cudarc version Cuprum is built on, for interop
-/// ([`DeviceBuffer::from_cuda_slice`], [`Stream::from_cuda_stream`], raw launches).
-pub use cudarc;
 pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
