@@ -89,6 +89,10 @@ pub struct KernelInfo {
     pub cooperative: bool,
     /// Static shared arrays, for the simulator.
     pub shared: &'static [cuprum_std::sim::SharedDecl],
+    /// Cubins assembled at build time (`CUPRUM_SASS`), by compute capability (major × 10 +
+    /// minor): a device of exactly that capability loads the cubin instead of compiling the
+    /// PTX.
+    pub sass: &'static [(u32, &'static [u8])],
 }
 
 static REGISTRY: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
@@ -149,8 +153,8 @@ impl FunctionCache {
             return Ok(l.clone());
         }
         let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(info.ptx))
-            .during("loading a kernel's PTX module")?;
+            .load_module(module_image(dev, info))
+            .during("loading a kernel's module")?;
         let function = module
             .load_function(info.name)
             .during("finding the kernel in its module")?;
@@ -169,6 +173,17 @@ impl FunctionCache {
         register(info);
         entries.push((key, loaded.clone()));
         Ok(loaded)
+    }
+}
+
+/// What to load for `info` on `dev`: the build-time cubin for exactly its compute capability
+/// when there is one (no compilation by the driver), else the PTX (compiled by the driver on
+/// first load, then cached on disk by it).
+fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc::Ptx {
+    let (major, minor) = dev.compute_capability;
+    match info.sass.iter().find(|(cc, _)| *cc == major * 10 + minor) {
+        Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
+        None => cudarc::nvrtc::Ptx::from_src(info.ptx),
     }
 }
 
