@@ -5,6 +5,7 @@
 //! `bench/SPEC.md`.
 //!
 //! `bench [ROUNDS]`: rounds of interleaved timing per kernel (default 30).
+//! `bench ROUNDS first`: only first launch and cold start (to measure a `CUPRUM_SASS` build).
 //! `bench --ptx DIR`: writes every suite kernel's PTX to `DIR/<kernel>.ptx` (for ptxas -v and
 //! SASS comparisons, bench/NOTES.md) and exits; needs no GPU.
 //! `bench --first`: the child that the first-launch measurement spawns.
@@ -124,6 +125,8 @@ fn main() -> ExitCode {
         };
     }
     let rounds: usize = arg.and_then(|s| s.parse().ok()).unwrap_or(30);
+    // `bench ROUNDS first`: only the first-launch figures (for a build with CUPRUM_SASS).
+    let all = std::env::args().nth(2).as_deref() != Some("first");
     let dev = match Device::gpu(0) {
         Ok(d) => d,
         Err(e) => {
@@ -140,11 +143,12 @@ fn main() -> ExitCode {
         nvcc::version()
     );
     let mut failed = false;
-    let mut numba = match numba::Numba::spawn() {
-        Ok(n) => {
+    let mut numba = match all.then(numba::Numba::spawn).transpose() {
+        Ok(Some(n)) => {
             println!("Numba: {}", n.version);
             Some(n)
         }
+        Ok(None) => None,
         Err(e) => {
             eprintln!("bench: Numba unavailable, its column stays empty: {e}");
             failed = true;
@@ -162,34 +166,36 @@ fn main() -> ExitCode {
             *failed = true;
         }
     };
-    collect(
-        &mut rows,
-        &mut failed,
-        "saxpy",
-        saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
-    );
-    match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
-        Ok((r, failures)) => {
-            rows.extend(r);
-            failed |= failures;
+    if all {
+        collect(
+            &mut rows,
+            &mut failed,
+            "saxpy",
+            saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
+        );
+        match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
+            Ok((r, failures)) => {
+                rows.extend(r);
+                failed |= failures;
+            }
+            Err(e) => {
+                eprintln!("bench suite: FAILED: {e}");
+                failed = true;
+            }
         }
-        Err(e) => {
-            eprintln!("bench suite: FAILED: {e}");
-            failed = true;
-        }
+        collect(
+            &mut rows,
+            &mut failed,
+            "launch cost",
+            saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
+        );
+        collect(
+            &mut rows,
+            &mut failed,
+            "graph launch cost",
+            graph::launch_cost(&dev, 30, 100),
+        );
     }
-    collect(
-        &mut rows,
-        &mut failed,
-        "launch cost",
-        saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
-    );
-    collect(
-        &mut rows,
-        &mut failed,
-        "graph launch cost",
-        graph::launch_cost(&dev, 30, 100),
-    );
     collect(
         &mut rows,
         &mut failed,

@@ -14,11 +14,12 @@ pub mod emit;
 pub mod ir;
 pub mod launch;
 pub mod libdevice;
-pub mod libdevice_search;
 pub mod lower;
 pub mod options;
+pub mod sass;
 pub mod sim;
 pub mod target;
+pub mod toolkit;
 pub mod ty;
 pub mod verify;
 pub mod walk;
@@ -40,6 +41,9 @@ pub struct CompiledKernel {
     pub program: Program,
     /// The target the PTX is for.
     pub target: Target,
+    /// Cubins assembled ahead of time, by compute capability (see [`sass`]); filled by the
+    /// caller, empty from [`compile`].
+    pub sass: Vec<(u32, Vec<u8>)>,
 }
 
 /// What to compile: a kernel, the device functions its calls resolve to, and for a generic
@@ -107,6 +111,7 @@ pub fn compile(
         ptx,
         program,
         target,
+        sass: Vec::new(),
     })
 }
 

@@ -1,7 +1,7 @@
 //! libdevice, NVIDIA's bitcode library of math functions (`__nv_expf`, ...): where to find
 //! it and how it is linked into a kernel that calls it.
 //!
-//! Where it is searched: [`crate::libdevice_search`].
+//! Where it is searched: [`crate::toolkit`].
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -33,7 +33,7 @@ pub fn find() -> Option<PathBuf> {
                 .filter(|h| !env_set && !h.is_empty())
                 .map(PathBuf::from)
                 .filter(|p| p.is_file())
-                .or_else(crate::libdevice_search::search)
+                .or_else(crate::toolkit::libdevice)
         })
         .clone()
 }

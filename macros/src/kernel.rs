@@ -116,6 +116,11 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
         let started = std::time::Instant::now();
         let result = guard::run(&func.sig.ident, || {
             compile(&source, &options, &default_target)
+        })
+        .and_then(|mut k| {
+            k.sass = ahead_of_time_sass(&k.ptx)
+                .map_err(|e| syn::Error::new(func.sig.ident.span(), format!("CUPRUM_SASS: {e}")))?;
+            Ok(k)
         });
         record_build_time(&source.entry, started.elapsed());
         match result {
@@ -192,6 +197,22 @@ fn not_a_function(item: TokenStream, parse_error: syn::Error) -> syn::Error {
 }
 
 /// The target from `CUPRUM_TARGET` when the macros were built, else the default.
+/// The cubins of `ptx` for the architectures in `CUPRUM_SASS` at build time (none when unset).
+fn ahead_of_time_sass(ptx: &str) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    let archs = cuprum_codegen::sass::parse_archs(env!("CUPRUM_BUILD_SASS"))?;
+    if archs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ptxas = match env!("CUPRUM_BUILD_PTXAS") {
+        "" => return Err("ptxas was not found when the macros were built; install it with `pip install nvidia-cuda-nvcc-cu12` (scripts/setup.sh does) or set CUPRUM_PTXAS, then rebuild".into()),
+        p => std::path::Path::new(p),
+    };
+    archs
+        .iter()
+        .map(|a| Ok((a.cc, cuprum_codegen::sass::assemble(ptx, a, ptxas)?)))
+        .collect()
+}
+
 fn build_target() -> Result<Target, String> {
     match env!("CUPRUM_BUILD_TARGET") {
         "" => Ok(Target::default_target()),
@@ -518,6 +539,10 @@ fn emit_impl(
         .into_iter()
         .map(|b| b as usize);
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
+    let sass = k.sass.iter().map(|(cc, cubin)| {
+        let bytes = proc_macro2::Literal::byte_string(cubin);
+        quote!((#cc, #bytes))
+    });
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
@@ -535,7 +560,8 @@ fn emit_impl(
                 tag: #tag,
                 checked: #checked,
                 max_threads: #max_threads,
-                sites: &[#(#sites),*],
+                                sites: &[#(#sites),*],
+                sass: &[#(#sass),*],
                 cooperative: #cooperative,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };

@@ -69,7 +69,8 @@ pub struct Site {
     pub column: u32,
 }
 
-/// A kernel as the macro describes it.
+/// A kernel as the macro describes it: `k::INFO` for a `#[kernel] fn k`, which
+/// [`occupancy`](crate::occupancy) queries take. The fields are for Cuprum's own use.
 #[derive(Debug)]
 pub struct KernelInfo {
     /// The PTX entry name.
@@ -89,6 +90,10 @@ pub struct KernelInfo {
     pub cooperative: bool,
     /// Static shared arrays, for the simulator.
     pub shared: &'static [cuprum_std::sim::SharedDecl],
+    /// Cubins assembled at build time (`CUPRUM_SASS`), by compute capability (major × 10 +
+    /// minor): a device of exactly that capability loads the cubin instead of compiling the
+    /// PTX.
+    pub sass: &'static [(u32, &'static [u8])],
 }
 
 static REGISTRY: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
@@ -149,8 +154,8 @@ impl FunctionCache {
             return Ok(l.clone());
         }
         let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(info.ptx))
-            .during("loading a kernel's PTX module")?;
+            .load_module(module_image(dev, info))
+            .during("loading a kernel's module")?;
         let function = module
             .load_function(info.name)
             .during("finding the kernel in its module")?;
@@ -169,6 +174,17 @@ impl FunctionCache {
         register(info);
         entries.push((key, loaded.clone()));
         Ok(loaded)
+    }
+}
+
+/// What to load for `info` on `dev`: the build-time cubin for exactly its compute capability
+/// when there is one (no compilation by the driver), else the PTX (compiled by the driver on
+/// first load, then cached on disk by it).
+pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc::Ptx {
+    let (major, minor) = dev.compute_capability;
+    match info.sass.iter().find(|(cc, _)| *cc == major * 10 + minor) {
+        Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
+        None => cudarc::nvrtc::Ptx::from_src(info.ptx),
     }
 }
 

@@ -41,7 +41,7 @@ use cudarc::driver::CudaFunction;
 use crate::config::LaunchConfig;
 use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::error::{DriverContext, Error, Result};
-use crate::expansion::KernelInfo;
+use crate::expansion::{module_image, KernelInfo};
 
 /// The simulator's model of a multiprocessor (sm_90, registers ignored).
 const SIM_MAX_BLOCKS: u32 = 32;
@@ -88,8 +88,8 @@ impl Kernel {
             return Ok(Kernel::Gpu(l.clone()));
         }
         let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(info.ptx))
-            .during("loading a kernel's PTX module")?;
+            .load_module(module_image(dev, info))
+            .during("loading a kernel's module")?;
         let function = module
             .load_function(info.name)
             .during("finding the kernel in its module")?;
