@@ -24,7 +24,6 @@
 //!     Ok(())
 //! }
 //! ```
-
 //!
 //! Beyond one launch: [`Device::new_stream`] and [`Event`]s, copies into existing memory
 //! ([`Stream::copy_from_host`], [`Stream::copy_to_host`], [`Stream::copy`]) and
