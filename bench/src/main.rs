@@ -13,6 +13,7 @@
 
 mod cases;
 mod first;
+mod graph;
 mod kernels;
 mod numba;
 mod nvcc;
@@ -187,6 +188,12 @@ fn main() -> ExitCode {
             &mut failed,
             "launch cost",
             saxpy::launch_cost(&dev, 30, 500, numba.as_mut()),
+        );
+        collect(
+            &mut rows,
+            &mut failed,
+            "graph launch cost",
+            graph::launch_cost(&dev, 30, 100),
         );
     }
     collect(

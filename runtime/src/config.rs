@@ -42,6 +42,33 @@ impl IntoDim3 for Dim3 {
 
 /// How a kernel is launched: blocks in the grid, threads per block, and bytes of dynamic
 /// shared memory per block.
+///
+/// ```
+/// use cuprum::prelude::*;
+///
+/// #[kernel]
+/// pub fn fill(y: &mut [u32], v: u32) {
+///     let i = gpu::global_id_x();
+///     if i < y.len() {
+///         y[i] = v;
+///     }
+/// }
+///
+/// # fn main() -> cuprum::Result<()> {
+/// let dev = Device::simulator();
+/// // One thread per element in blocks of 128: 8 blocks for 1000 elements.
+/// let cfg = LaunchConfig::for_elements(1000, 128);
+/// assert_eq!((cfg.grid.x, cfg.block.x, cfg.shared_bytes), (8, 128, 0));
+/// // Or the block size that keeps the most threads resident (see `cuprum::occupancy`).
+/// let best = LaunchConfig::for_occupancy(&dev, &fill::INFO, 1000)?;
+/// let stream = dev.default_stream();
+/// let mut y = stream.alloc_zeros::<u32>(1000)?;
+/// fill::launch(&stream, best, &mut y, 7)?;
+/// launch!(fill<<<(2, 2), (64, 2), stream>>>(&mut y.slice_mut(..100), 9))?;
+/// let out = stream.to_host(&y)?;
+/// assert!(out[..100].iter().all(|&v| v == 9) && out[100..].iter().all(|&v| v == 7));
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in the grid.

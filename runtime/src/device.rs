@@ -11,15 +11,25 @@ use crate::stream::{Stream, StreamCore};
 
 /// A device that runs kernels: a CUDA GPU or the CPU simulator.
 ///
-/// Cheap to clone; clones share the device's context and default stream.
+/// Cheap to clone; clones share the device's context and default stream. There is one
+/// `Device` per GPU in a process: `Device::gpu(n)` called twice gives the same device, whose
+/// buffers and streams mix freely; memory of one device passed to a launch or copy on another
+/// is [`Error::WrongDevice`], reported before anything reaches the driver. `Send` and `Sync`.
 ///
 /// ```
 /// use cuprum::prelude::*;
 /// # fn main() -> cuprum::Result<()> {
-/// let dev = Device::simulator();
-/// let stream = dev.default_stream();
-/// let x = stream.to_device(&[1.0f32, 2.0, 3.0])?;
-/// assert_eq!(stream.to_host(&x)?, vec![1.0, 2.0, 3.0]);
+/// // Every GPU, or the simulator where there is none.
+/// let mut devices: Vec<Device> = (0..Device::count()).map(Device::gpu).collect::<Result<_>>()?;
+/// if devices.is_empty() {
+///     devices.push(Device::simulator());
+/// }
+/// for dev in &devices {
+///     let stream = dev.default_stream();
+///     let x = stream.to_device(&[1.0f32, 2.0, 3.0])?;
+///     assert_eq!(stream.to_host(&x)?, vec![1.0, 2.0, 3.0]);
+/// }
+/// assert!(matches!(Device::gpu(Device::count()), Err(Error::NoGpu | Error::NoSuchDevice { .. })));
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -39,6 +49,9 @@ pub(crate) struct DeviceCore {
     pub max_shared_per_block: u32,
     pub max_shared_per_block_optin: u32,
     default_stream: Mutex<Weak<StreamCore>>,
+    /// A second cudarc handle of the GPU's context, without event tracking, for graph
+    /// capture streams (see `graph.rs`); made on first capture.
+    capture_ctx: OnceLock<Arc<CudaContext>>,
 }
 
 /// The two kinds of device.
@@ -70,7 +83,7 @@ impl Device {
             .unwrap_or(0)
     }
 
-    /// GPU number `ordinal`.
+    /// GPU number `ordinal` (the same `Device` for every call while one is alive).
     ///
     /// # Errors
     /// [`Error::NoGpu`] without a driver or device, [`Error::NoSuchDevice`] for an ordinal
@@ -86,6 +99,24 @@ impl Device {
         if ordinal >= count {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
+        // One `Device` per GPU: buffers check their device by identity, and cudarc tracks
+        // cross-stream use per context handle.
+        static GPUS: Mutex<Vec<(usize, Weak<DeviceCore>)>> = Mutex::new(Vec::new());
+        let mut gpus = GPUS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(core) = gpus
+            .iter()
+            .find(|(n, _)| *n == ordinal)
+            .and_then(|(_, core)| core.upgrade())
+        {
+            return Ok(Device { core });
+        }
+        let core = Arc::new(Self::open_gpu(ordinal)?);
+        gpus.retain(|(n, core)| *n != ordinal && core.strong_count() > 0);
+        gpus.push((ordinal, Arc::downgrade(&core)));
+        Ok(Device { core })
+    }
+
+    fn open_gpu(ordinal: usize) -> Result<DeviceCore> {
         let ctx = CudaContext::new(ordinal).during("creating the device context")?;
         let attr = |a: Attr| {
             ctx.attribute(a)
@@ -116,10 +147,9 @@ impl Device {
             )?,
             kind: DeviceKind::Gpu { ctx, ordinal },
             default_stream: Mutex::new(Weak::new()),
+            capture_ctx: OnceLock::new(),
         };
-        Ok(Device {
-            core: Arc::new(core),
-        })
+        Ok(core)
     }
 
     /// The CPU simulator: runs every kernel on this machine's cores, with GPU semantics (see
@@ -141,6 +171,7 @@ impl Device {
                 max_shared_per_block: 48 * 1024,
                 max_shared_per_block_optin: 227 * 1024,
                 default_stream: Mutex::new(Weak::new()),
+                capture_ctx: OnceLock::new(),
             };
             Device {
                 core: Arc::new(core),
@@ -224,6 +255,9 @@ impl Device {
 
     /// A new stream: work on different streams may run concurrently (on the simulator,
     /// launches run when they are made).
+    ///
+    /// # Errors
+    /// Driver errors.
     pub fn new_stream(&self) -> Result<Stream> {
         match &self.core.kind {
             DeviceKind::Gpu { ctx, .. } => Ok(Stream::gpu(
@@ -234,12 +268,43 @@ impl Device {
         }
     }
 
-    /// The cudarc context, for interop (`None` for the simulator).
+    /// The cudarc context, for interop (`None` for the simulator): cudarc streams and slices
+    /// made from it can be adopted with [`Stream::from_cuda_stream`] and
+    /// [`DeviceBuffer::from_cuda_slice`](crate::DeviceBuffer::from_cuda_slice).
     pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
         match &self.core.kind {
             DeviceKind::Gpu { ctx, .. } => Some(ctx),
             DeviceKind::Sim => None,
         }
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them (other processes'
+    /// allocations included).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] on the simulator, whose memory is the host's; driver errors.
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => ctx.mem_get_info().during("querying device memory"),
+            DeviceKind::Sim => Err(Error::Unsupported(
+                "memory_info: the simulator's device memory is host memory".into(),
+            )),
+        }
+    }
+
+    /// The handle graph captures make their streams from: the GPU's context, with cudarc's
+    /// event tracking off (no memory is ever allocated through it).
+    pub(crate) fn capture_context(&self) -> Result<Arc<CudaContext>> {
+        let DeviceKind::Gpu { ordinal, .. } = &self.core.kind else {
+            unreachable!("only GPUs capture graphs")
+        };
+        if let Some(ctx) = self.core.capture_ctx.get() {
+            return Ok(ctx.clone());
+        }
+        let ctx = CudaContext::new(*ordinal).during("opening the context for graph capture")?;
+        // SAFETY: tracking only concerns slices allocated through this handle; there are none.
+        unsafe { ctx.disable_event_tracking() };
+        Ok(self.core.capture_ctx.get_or_init(|| ctx).clone())
     }
 
     /// Whether `other` is this same device.
@@ -257,6 +322,15 @@ impl fmt::Debug for Device {
             .finish()
     }
 }
+
+/// Devices are equal when they are the same GPU (or both the simulator).
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.same(other)
+    }
+}
+
+impl Eq for Device {}
 
 /// What `CUPRUM_DEVICE` asks for.
 enum Selector {

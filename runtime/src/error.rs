@@ -43,6 +43,12 @@ pub enum Error {
     },
     /// An external tool (`ptxas`) is missing or failed.
     Tool(String),
+    /// The operation does not exist on this kind of device (raw device pointers, cudarc
+    /// interop and device memory queries on the simulator).
+    Unsupported(String),
+    /// An operation that a stream being captured into a [`Graph`](crate::Graph) cannot
+    /// record, or a graph used wrongly.
+    Capture(String),
     /// A kernel stopped at a failed runtime check (an out-of-bounds index, a division by
     /// zero, `step_by(0)`).
     KernelPanic(Box<KernelPanic>),
@@ -104,6 +110,8 @@ impl fmt::Display for Error {
                 write!(f, "length mismatch: the destination holds {expected} elements but the source has {found}")
             }
             Error::Tool(msg) => f.write_str(msg),
+            Error::Unsupported(msg) => f.write_str(msg),
+            Error::Capture(msg) => write!(f, "graph capture: {msg}"),
             Error::KernelPanic(p) => p.fmt(f),
         }
     }

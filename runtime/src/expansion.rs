@@ -15,7 +15,7 @@ use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::element::Element;
 use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
-use crate::stream::{Stream, StreamKind};
+use crate::stream::{LaunchGate, Stream, StreamKind};
 
 /// What `launch!` takes as its stream: a [`Stream`] (or a reference to one).
 #[diagnostic::on_unimplemented(
@@ -69,7 +69,8 @@ pub struct Site {
     pub column: u32,
 }
 
-/// A kernel as the macro describes it.
+/// A kernel as the macro describes it: `k::INFO` for a `#[kernel] fn k`, which
+/// [`occupancy`](crate::occupancy) queries take. The fields are for Cuprum's own use.
 #[derive(Debug)]
 pub struct KernelInfo {
     /// The PTX entry name.
@@ -179,7 +180,7 @@ impl FunctionCache {
 /// What to load for `info` on `dev`: the build-time cubin for exactly its compute capability
 /// when there is one (no compilation by the driver), else the PTX (compiled by the driver on
 /// first load, then cached on disk by it).
-fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc::Ptx {
+pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc::Ptx {
     let (major, minor) = dev.compute_capability;
     match info.sass.iter().find(|(cc, _)| *cc == major * 10 + minor) {
         Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
@@ -251,6 +252,7 @@ impl<'a> GpuStream<'a> {
         info: &'static KernelInfo,
         config: &LaunchConfig,
     ) -> Result<Option<GpuLaunch<'a>>> {
+        let gate = self.stream.launch_gate()?;
         let dev = self.core();
         validate_block(dev, info, config)?;
         if config.is_empty() {
@@ -298,6 +300,9 @@ impl<'a> GpuStream<'a> {
                 *limit = config.shared_bytes;
             }
         }
+        if gate == LaunchGate::Load {
+            return Ok(None);
+        }
         let panic_arg = if info.checked {
             Some(self.panic_record()?.device_ptr())
         } else {
@@ -331,6 +336,7 @@ impl<'a> GpuStream<'a> {
     ) -> Result<GpuSlice<'b, T>> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
+        crate::graph::track_read(self.stream, &v);
         match v.repr {
             Repr::Gpu(view) => {
                 let len = view.len() as u64;
@@ -345,8 +351,9 @@ impl<'a> GpuStream<'a> {
         &self,
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<GpuSliceMut<'b, T>> {
-        let v = s.__view_mut();
+        let mut v = s.__view_mut();
         same_device(self.stream, v.device())?;
+        crate::graph::track_write(self.stream, &mut v);
         match v.repr {
             ReprMut::Gpu(view) => {
                 let len = view.len() as u64;
@@ -430,6 +437,7 @@ impl SimStream<'_> {
         config: &LaunchConfig,
         body: impl Fn(&Thread) -> Result<(), Stop> + Sync,
     ) -> Result<()> {
+        let record_only = self.stream.launch_gate()? != LaunchGate::Run;
         let dev = &self.stream.core.device.core;
         validate_block(dev, info, config)?;
         if config.is_empty() {
@@ -443,6 +451,10 @@ impl SimStream<'_> {
                 "kernel `{}` needs {total} bytes of shared memory per block ({static_shared} static + {} dynamic), more than the {} bytes the simulator allows (as an H100/H200)",
                 info.name, config.shared_bytes, dev.max_shared_per_block_optin
             )));
+        }
+        if record_only {
+            // Captured into a graph: checked now, run at each replay.
+            return Ok(());
         }
         let spec = GridSpec {
             grid: config.grid,

@@ -24,16 +24,28 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! Beyond one launch: [`Device::new_stream`] and [`Event`]s, copies into existing memory
+//! ([`Stream::copy_from_host`], [`Stream::copy_to_host`], [`Stream::copy`]) and
+//! [`PinnedBuffer`]s for asynchronous ones, buffer views ([`DeviceBuffer::slice`]), CUDA
+//! graphs ([`Stream::capture`]), [`occupancy`] and [`inspect`]. Cuprum runs on cudarc 0.19:
+//! with `cudarc` among your own dependencies, [`Device::cuda_context`], [`Stream::cuda_stream`],
+//! [`Stream::from_cuda_stream`], [`DeviceBuffer::from_cuda_slice`],
+//! [`DeviceBuffer::into_cuda_slice`] and [`DeviceBuffer::device_ptr`] connect the two.
 
 #![deny(missing_docs)]
 
 mod buffer;
 mod config;
+mod copy;
 mod device;
 mod element;
 mod error;
 mod expansion;
+mod graph;
+mod host_memory;
 pub mod inspect;
+pub mod occupancy;
 mod panic_record;
 mod stream;
 
@@ -45,6 +57,9 @@ pub use cuprum_std::Dim3;
 pub use device::Device;
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
+pub use expansion::KernelInfo;
+pub use graph::Graph;
+pub use host_memory::{HostMemory, PinnedBuffer};
 pub use stream::{Event, Stream};
 
 /// The names most programs need: `use cuprum::prelude::*;`.

@@ -9,17 +9,50 @@ use cudarc::driver::{CudaEvent, CudaStream};
 use cuprum_std::sim::SimBuffer;
 
 use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
-use crate::device::Device;
+use crate::device::{Device, DeviceKind};
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
+use crate::graph::Capture;
 use crate::panic_record::PanicRecord;
 
 /// An in-order queue of work on a device. Launches and copies on one stream run in order;
 /// different streams may overlap.
 ///
-/// Cheap to clone (clones are the same stream). Failed runtime checks of kernels launched on
-/// a stream are reported by its next synchronising call ([`Stream::synchronize`],
-/// [`Stream::to_host`]) as [`Error::KernelPanic`].
+/// Cheap to clone (clones are the same stream); `Send` and `Sync`, so threads may share one
+/// or each make their own with [`Device::new_stream`]. Failed runtime checks of kernels
+/// launched on a stream are reported by its next synchronising call
+/// ([`Stream::synchronize`], [`Stream::to_host`], [`Stream::copy_to_host`]) as
+/// [`Error::KernelPanic`].
+///
+/// On the simulator every launch and copy has finished when its call returns; streams only
+/// keep the order and the error reporting of the GPU.
+///
+/// ```
+/// use cuprum::prelude::*;
+///
+/// #[kernel]
+/// pub fn scale(y: &mut [f32], a: f32) {
+///     let i = gpu::global_id_x();
+///     if i < y.len() {
+///         y[i] *= a;
+///     }
+/// }
+///
+/// # fn main() -> cuprum::Result<()> {
+/// let dev = Device::simulator();
+/// let (s1, s2) = (dev.new_stream()?, dev.new_stream()?);
+/// let mut y = s1.to_device(&[1.0f32, 2.0, 3.0])?;
+/// let start = s1.record_event()?;
+/// launch!(scale<<<1, 32, s1>>>(&mut y, 2.0))?;
+/// let done = s1.record_event()?;
+/// s2.wait_event(&done)?; // work on s2 now runs after the launch on s1
+/// launch!(scale<<<1, 32, s2>>>(&mut y, 10.0))?;
+/// let mut out = [0.0f32; 3];
+/// s2.copy_to_host(&y, &mut out)?;
+/// assert_eq!(out, [20.0, 40.0, 60.0]);
+/// assert!(start.elapsed_ms(&done)? >= 0.0);
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Stream {
     pub(crate) core: Arc<StreamCore>,
@@ -28,13 +61,16 @@ pub struct Stream {
 pub(crate) struct StreamCore {
     pub device: Device,
     pub kind: StreamKind,
+    /// Set on the handle a [`Stream::capture`] closure gets: launches on it are recorded.
+    pub capture: Option<Capture>,
 }
 
 pub(crate) enum StreamKind {
     Gpu {
         cuda: Arc<CudaStream>,
         /// Where this stream's checked kernels record a failed check; made on first use.
-        panic: OnceLock<PanicRecord>,
+        /// Shared with the capture handles of graphs that replay on this stream.
+        panic: Arc<OnceLock<PanicRecord>>,
     },
     Sim {
         /// The first failure of a launch since the last synchronisation.
@@ -49,8 +85,9 @@ impl Stream {
                 device,
                 kind: StreamKind::Gpu {
                     cuda,
-                    panic: OnceLock::new(),
+                    panic: Arc::new(OnceLock::new()),
                 },
+                capture: None,
             }),
         }
     }
@@ -62,7 +99,28 @@ impl Stream {
                 kind: StreamKind::Sim {
                     pending: Mutex::new(None),
                 },
+                capture: None,
             }),
+        }
+    }
+
+    /// Wraps a cudarc stream of `device`'s context, for interop: Cuprum launches and copies
+    /// can then be queued on a stream that other cudarc code also uses.
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`] when the stream belongs to another context (or `device` is the
+    /// simulator).
+    pub fn from_cuda_stream(device: &Device, cuda: Arc<CudaStream>) -> Result<Stream> {
+        match &device.core.kind {
+            DeviceKind::Gpu { ctx, .. } if cuda.context().cu_ctx() == ctx.cu_ctx() => {
+                Ok(Stream::gpu(device.clone(), cuda))
+            }
+            _ => Err(Error::WrongDevice(format!(
+                "from_cuda_stream: the stream belongs to GPU {}, not to {} (device {})",
+                cuda.context().ordinal(),
+                device.name(),
+                device.ordinal()
+            ))),
         }
     }
 
@@ -71,12 +129,46 @@ impl Stream {
         &self.core.device
     }
 
+    /// `Err` when this is the handle of a graph capture (see [`Stream::capture`]), on which
+    /// only launches are allowed.
+    pub(crate) fn check_not_capturing(&self, op: &str) -> Result<()> {
+        match &self.core.capture {
+            None => Ok(()),
+            Some(_) => Err(Error::Capture(format!(
+                "{op} on the stream handle of a graph capture: only kernel launches can be captured"
+            ))),
+        }
+    }
+
+    /// What a launch on this stream does (see [`LaunchGate`]); `Err` on the handle of a
+    /// finished capture.
+    pub(crate) fn launch_gate(&self) -> Result<LaunchGate> {
+        match &self.core.capture {
+            None => Ok(LaunchGate::Run),
+            Some(c) => c.gate(),
+        }
+    }
+
     /// Copies `data` into a new device buffer.
+    ///
+    /// # Errors
+    /// Driver errors (out of memory); [`Error::Capture`] on a capture handle.
     pub fn to_device<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        self.check_not_capturing("to_device")?;
         match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } if data.is_empty() => {
+                let slice = cuda
+                    .alloc_zeros::<T>(1)
+                    .during("allocating device memory")?;
+                Ok(DeviceBuffer::gpu(slice, 0, self.core.device.clone()))
+            }
             StreamKind::Gpu { cuda, .. } => {
                 let slice = cuda.clone_htod(data).during("copying to the device")?;
-                Ok(DeviceBuffer::gpu(slice, self.core.device.clone()))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    data.len(),
+                    self.core.device.clone(),
+                ))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
                 SimBuffer::from_slice(data),
@@ -85,14 +177,18 @@ impl Stream {
         }
     }
 
-    /// A new device buffer of `len` zeros.
+    /// A new device buffer of `len` zeros (`len` may be 0).
+    ///
+    /// # Errors
+    /// Driver errors (out of memory); [`Error::Capture`] on a capture handle.
     pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.check_not_capturing("alloc_zeros")?;
         match &self.core.kind {
             StreamKind::Gpu { cuda, .. } => {
                 let slice = cuda
-                    .alloc_zeros::<T>(len)
+                    .alloc_zeros::<T>(len.max(1))
                     .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(slice, self.core.device.clone()))
+                Ok(DeviceBuffer::gpu(slice, len, self.core.device.clone()))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
                 SimBuffer::zeroed(len),
@@ -107,14 +203,12 @@ impl Stream {
     /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
     /// device; driver errors.
     pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
+        self.check_not_capturing("to_host")?;
         self.synchronize()?;
         let view = src.__view();
-        if !view.device().same(&self.core.device) {
-            return Err(Error::WrongDevice(
-                "to_host: the buffer lives on another device than this stream".into(),
-            ));
-        }
+        self.check_device("to_host", view.device())?;
         match (&self.core.kind, &view.repr) {
+            (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
                 cuda.clone_dtoh(v).during("copying to the host")
             }
@@ -129,6 +223,7 @@ impl Stream {
     /// [`Error::KernelPanic`] when a kernel on this stream failed a check since the last
     /// synchronisation; driver errors.
     pub fn synchronize(&self) -> Result<()> {
+        self.check_not_capturing("synchronize")?;
         match &self.core.kind {
             StreamKind::Gpu { cuda, panic } => {
                 cuda.synchronize().during("synchronizing a stream")?;
@@ -146,8 +241,13 @@ impl Stream {
         }
     }
 
-    /// Records an event at the current end of the stream (timing enabled).
+    /// Records an event at the current end of the stream (timing enabled). On the simulator,
+    /// where work has finished when its call returns, the event is the host time of the call.
+    ///
+    /// # Errors
+    /// Driver errors; [`Error::Capture`] on a capture handle.
     pub fn record_event(&self) -> Result<Event> {
+        self.check_not_capturing("record_event")?;
         match &self.core.kind {
             StreamKind::Gpu { cuda, .. } => {
                 let e = cuda
@@ -164,8 +264,13 @@ impl Stream {
     }
 
     /// Makes later work on this stream wait for `event` (which may be on another stream of
-    /// the same device).
+    /// the same device). Nothing to wait for on the simulator.
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`] for an event of the other kind of device; driver errors;
+    /// [`Error::Capture`] on a capture handle.
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.check_not_capturing("wait_event")?;
         match (&self.core.kind, &event.kind) {
             (StreamKind::Gpu { cuda, .. }, EventKind::Gpu(e)) => {
                 cuda.wait(e).during("waiting on an event")
@@ -183,6 +288,33 @@ impl Stream {
             StreamKind::Gpu { cuda, .. } => Some(cuda),
             StreamKind::Sim { .. } => None,
         }
+    }
+
+    /// `Err` unless memory of `device` can be used on this stream.
+    pub(crate) fn check_device(&self, op: &str, device: &Device) -> Result<()> {
+        if device.same(&self.core.device) {
+            Ok(())
+        } else {
+            Err(Error::WrongDevice(format!(
+                "{op}: the memory lives on {} (device {}), not on this stream's {} (device {})",
+                device.name(),
+                device.ordinal(),
+                self.core.device.name(),
+                self.core.device.ordinal()
+            )))
+        }
+    }
+
+    /// Makes this stream's panic record now, so that no launch has to (a capture cannot
+    /// allocate it).
+    pub(crate) fn ensure_panic_record(&self) -> Result<()> {
+        if let StreamKind::Gpu { cuda, panic } = &self.core.kind {
+            if panic.get().is_none() {
+                let record = PanicRecord::new(cuda)?;
+                let _ = panic.set(record);
+            }
+        }
+        Ok(())
     }
 
     /// Records the first failure of a simulated launch, reported at the next synchronisation.
@@ -204,7 +336,23 @@ impl std::fmt::Debug for Stream {
     }
 }
 
-/// A point in a stream's work, for timing and cross-stream ordering.
+/// What a launch does on a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaunchGate {
+    /// Runs (an ordinary stream).
+    Run,
+    /// Is recorded into a graph: on a GPU the launch goes to the capture stream; on the
+    /// simulator it is checked, and runs at each replay.
+    Record,
+    /// A GPU capture's first pass: checked and its module loaded, launching nothing (so that
+    /// no module is loaded while the stream is being captured).
+    Load,
+}
+
+/// A point in a stream's work, for timing ([`Event::elapsed_ms`]) and cross-stream ordering
+/// ([`Stream::wait_event`]). On the simulator an event is the host time at which it was
+/// recorded: launches run when they are made, so the time between two events is the host
+/// time of the work between them.
 pub struct Event {
     kind: EventKind,
 }
@@ -215,8 +363,21 @@ enum EventKind {
     Sim(Instant),
 }
 
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            EventKind::Gpu(_) => f.write_str("Event(GPU)"),
+            EventKind::Sim(t) => write!(f, "Event(simulator, {t:?})"),
+        }
+    }
+}
+
 impl Event {
     /// Milliseconds between `self` and a later event `end` (waits for both).
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`] for events of different kinds of device; driver errors (events
+    /// of different GPUs).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         match (&self.kind, &end.kind) {
             (EventKind::Gpu(a), EventKind::Gpu(b)) => a.elapsed_ms(b).during("timing events"),
@@ -230,6 +391,9 @@ impl Event {
     }
 
     /// Waits until the work before the event is done.
+    ///
+    /// # Errors
+    /// Driver errors.
     pub fn synchronize(&self) -> Result<()> {
         match &self.kind {
             EventKind::Gpu(e) => e.synchronize().during("waiting for an event"),

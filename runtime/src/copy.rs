@@ -1,0 +1,159 @@
+//! Copies into existing memory: host to device, device to host, device to device.
+
+use crate::buffer::{DeviceSlice, DeviceSliceMut, Repr, ReprMut};
+use crate::element::Element;
+use crate::error::{DriverContext, Error, Result};
+use crate::host_memory::{HostMemory, HostMut, HostRef};
+use crate::stream::{Stream, StreamKind};
+
+/// `Err` unless a copy's two sides have the same length.
+fn same_len(dst: usize, src: usize) -> Result<()> {
+    if dst == src {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            expected: dst,
+            found: src,
+        })
+    }
+}
+
+impl Stream {
+    /// Copies host memory into an existing device buffer or view, in stream order. From
+    /// ordinary memory (`&[T]`, `&Vec<T>`) the source has been read when the call returns;
+    /// from a [`PinnedBuffer`](crate::PinnedBuffer) the copy is queued and the call returns
+    /// at once (writing the pinned buffer waits for it).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless both have the same length; [`Error::WrongDevice`] for
+    /// memory of another device; driver errors; [`Error::Capture`] on a capture handle.
+    pub fn copy_from_host<T: Element>(
+        &self,
+        dst: &mut (impl DeviceSliceMut<T> + ?Sized),
+        src: &(impl HostMemory<T> + ?Sized),
+    ) -> Result<()> {
+        self.check_not_capturing("copy_from_host")?;
+        let src = src.__host();
+        let mut dst = dst.__view_mut();
+        self.check_device("copy_from_host", dst.device())?;
+        if let HostRef::Pinned(p) = &src {
+            self.check_device("copy_from_host", p.device())?;
+        }
+        same_len(dst.repr.len(), src.len())?;
+        if src.len() == 0 {
+            return Ok(());
+        }
+        match (&self.core.kind, &mut dst.repr, src) {
+            (StreamKind::Gpu { cuda, .. }, ReprMut::Gpu(d), HostRef::Pageable(s)) => {
+                cuda.memcpy_htod(s, d).during("copying to the device")
+            }
+            (StreamKind::Gpu { cuda, .. }, ReprMut::Gpu(d), HostRef::Pinned(p)) => {
+                let (s, done) = p.cuda().expect("a GPU's pinned buffer is pinned memory");
+                cuda.wait(done).during("copying to the device")?;
+                cuda.memcpy_htod(s, d).during("copying to the device")?;
+                done.record(cuda).during("copying to the device")
+            }
+            (StreamKind::Sim { .. }, ReprMut::Sim(d, _), HostRef::Pageable(s)) => {
+                d.as_slice().copy_from(s);
+                Ok(())
+            }
+            (StreamKind::Sim { .. }, ReprMut::Sim(d, _), HostRef::Pinned(p)) => {
+                d.as_slice()
+                    .copy_from(p.sim().expect("the simulator's pinned buffer is a Vec"));
+                Ok(())
+            }
+            _ => unreachable!("a device's memory has its kind"),
+        }
+    }
+
+    /// Copies a device buffer or view into existing host memory. Into ordinary memory
+    /// (`&mut [T]`, `&mut Vec<T>`) it first waits for the stream's work, like
+    /// [`Stream::to_host`], and the data is there when the call returns; into a
+    /// [`PinnedBuffer`](crate::PinnedBuffer) the copy is queued and the call returns at once
+    /// (reading the pinned buffer waits for it; a failed check of an earlier kernel is then
+    /// reported by the next [`Stream::synchronize`]).
+    ///
+    /// # Errors
+    /// [`Error::KernelPanic`] (ordinary memory) when a kernel on this stream failed a check;
+    /// [`Error::LengthMismatch`] unless both have the same length; [`Error::WrongDevice`] for
+    /// memory of another device; driver errors; [`Error::Capture`] on a capture handle.
+    pub fn copy_to_host<T: Element>(
+        &self,
+        src: &(impl DeviceSlice<T> + ?Sized),
+        dst: &mut (impl HostMemory<T> + ?Sized),
+    ) -> Result<()> {
+        self.check_not_capturing("copy_to_host")?;
+        let mut dst = dst.__host_mut();
+        let src = src.__view();
+        self.check_device("copy_to_host", src.device())?;
+        if let HostMut::Pinned(p) = &dst {
+            self.check_device("copy_to_host", p.device())?;
+        }
+        same_len(dst.len(), src.repr.len())?;
+        if let HostMut::Pageable(_) = dst {
+            self.synchronize()?;
+        }
+        if dst.len() == 0 {
+            return Ok(());
+        }
+        match (&self.core.kind, &src.repr, &mut dst) {
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pageable(d)) => {
+                cuda.memcpy_dtoh(s, &mut **d)
+                    .during("copying to the host")?;
+                // Pageable copies have finished on return; make sure of it.
+                cuda.synchronize().during("copying to the host")
+            }
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pinned(p)) => {
+                let (d, done) = p
+                    .cuda_mut()
+                    .expect("a GPU's pinned buffer is pinned memory");
+                cuda.wait(done).during("copying to the host")?;
+                cuda.memcpy_dtoh(s, d).during("copying to the host")?;
+                done.record(cuda).during("copying to the host")
+            }
+            (StreamKind::Sim { .. }, Repr::Sim(s, _), HostMut::Pageable(d)) => {
+                d.copy_from_slice(&s.to_vec());
+                Ok(())
+            }
+            (StreamKind::Sim { .. }, Repr::Sim(s, _), HostMut::Pinned(p)) => {
+                p.sim_mut()
+                    .expect("the simulator's pinned buffer is a Vec")
+                    .copy_from_slice(&s.to_vec());
+                Ok(())
+            }
+            _ => unreachable!("a device's memory has its kind"),
+        }
+    }
+
+    /// Copies one device buffer or view into another of the same device, in stream order.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless both have the same length; [`Error::WrongDevice`] for
+    /// memory of another device; driver errors; [`Error::Capture`] on a capture handle.
+    pub fn copy<T: Element>(
+        &self,
+        src: &(impl DeviceSlice<T> + ?Sized),
+        dst: &mut (impl DeviceSliceMut<T> + ?Sized),
+    ) -> Result<()> {
+        self.check_not_capturing("copy")?;
+        let src = src.__view();
+        let mut dst = dst.__view_mut();
+        self.check_device("copy", src.device())?;
+        self.check_device("copy", dst.device())?;
+        let n = src.repr.len();
+        same_len(dst.repr.len(), n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        match (&self.core.kind, &src.repr, &mut dst.repr) {
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), ReprMut::Gpu(d)) => cuda
+                .memcpy_dtod(s, d)
+                .during("copying between device buffers"),
+            (StreamKind::Sim { .. }, Repr::Sim(s, _), ReprMut::Sim(d, _)) => {
+                d.as_slice().copy_from(&s.to_vec());
+                Ok(())
+            }
+            _ => unreachable!("a device's memory has its kind"),
+        }
+    }
+}
