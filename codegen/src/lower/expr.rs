@@ -13,7 +13,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
         for s in &block.stmts {
             match s {
                 Stmt::Let { pat, init } => {
-                    self.precheck(None, init);
                     let v = self.expr(init);
                     self.bind(pat, &init.ty, v);
                 }
@@ -85,7 +84,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::Read(place) => self.read(place),
             ExprKind::Len(place) => Some(self.len(place).into()),
             ExprKind::Assign(place, value) => {
-                self.precheck(Some(place), value);
                 let v = self.expr(value);
                 if let Some(v) = v {
                     self.write(place, v);
@@ -93,7 +91,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 None
             }
             ExprKind::CompoundAssign(op, place, value) => {
-                self.precheck(Some(place), value);
                 let r = self.expr(value).expect("operands are scalars");
                 let ptr = self.place_ptr(place);
                 let l = self.load_scalar(ptr, &place.ty);

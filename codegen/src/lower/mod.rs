@@ -9,7 +9,6 @@ mod atomic;
 mod builtin;
 mod expr;
 mod place;
-mod precheck;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::basic_block::BasicBlock;
@@ -228,8 +227,6 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
     pub kernel_tag: u32,
-    /// The index projections whose checks already ran (see `precheck.rs`), by address.
-    pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
     entry: BasicBlock<'ctx>,
 }
 
@@ -495,7 +492,6 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             libdevice_uses: Vec::new(),
             panic_arg: None,
             kernel_tag: 0,
-            prechecked: std::collections::HashSet::new(),
             entry,
         }
     }
