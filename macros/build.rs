@@ -3,8 +3,7 @@
 //! assemble SASS for ahead of time (`CUPRUM_SASS`, with the `ptxas` that does it), and where
 //! libdevice is (so that expanding a math kernel starts no python3 process to look for it).
 
-#[path = "../codegen/src/toolkit.rs"]
-mod toolkit;
+use cuprum_toolkit as toolkit;
 
 fn main() {
     for var in [

@@ -19,13 +19,13 @@ pub mod options;
 pub mod sass;
 pub mod sim;
 pub mod target;
-pub mod toolkit;
 pub mod ty;
 pub mod verify;
 pub mod walk;
 
 use inkwell::context::Context;
 
+pub use cuprum_toolkit as toolkit;
 pub use ir::Program;
 pub use options::KernelOptions;
 pub use target::Target;

@@ -153,21 +153,10 @@ impl FunctionCache {
         if let Some((_, l)) = entries.iter().find(|(k, _)| *k == key) {
             return Ok(l.clone());
         }
-        let module = ctx
-            .load_module(module_image(dev, info))
-            .during("loading a kernel's module")?;
-        let function = module
-            .load_function(info.name)
-            .during("finding the kernel in its module")?;
-        let attr = |a| {
-            function
-                .get_attribute(a)
-                .map(|v| v.max(0) as u32)
-                .during("reading kernel attributes")
-        };
+        let (function, static_shared, max_threads) = load_function(ctx, dev, info)?;
         let loaded = Loaded {
-            static_shared: attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            max_threads: attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            static_shared,
+            max_threads,
             dynamic_limit: Arc::new(Mutex::new(dev.max_shared_per_block)),
             function,
         };
@@ -186,6 +175,30 @@ pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc
         Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
         None => cudarc::nvrtc::Ptx::from_src(info.ptx),
     }
+}
+
+/// Loads `info`'s module into `ctx` (the cubin for the device when there is one) and returns
+/// the kernel with its static shared memory and the most threads per block it can run.
+pub(crate) fn load_function(
+    ctx: &Arc<cudarc::driver::CudaContext>,
+    dev: &DeviceCore,
+    info: &KernelInfo,
+) -> Result<(CudaFunction, u32, u32)> {
+    let module = ctx
+        .load_module(module_image(dev, info))
+        .during("loading a kernel's module")?;
+    let function = module
+        .load_function(info.name)
+        .during("finding the kernel in its module")?;
+    let attr = |a| {
+        function
+            .get_attribute(a)
+            .map(|v| v.max(0) as u32)
+            .during("reading kernel attributes")
+    };
+    let static_shared = attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
+    let max_threads = attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+    Ok((function, static_shared, max_threads))
 }
 
 /// Where a launch runs.

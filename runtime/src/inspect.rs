@@ -1,7 +1,7 @@
 //! Looking at compiled kernels without running them: what `ptxas` says about a kernel's
 //! registers, spills and shared memory (Numba's `get_regs_per_thread` and friends).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::error::{Error, Result};
@@ -26,35 +26,7 @@ pub struct Resources {
 /// Where `ptxas` is: `CUPRUM_PTXAS`, then `PATH`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then
 /// the `nvidia-cuda-nvcc-cu12` Python wheel (`pip install nvidia-cuda-nvcc-cu12`).
 pub fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CUPRUM_PTXAS") {
-        return Some(PathBuf::from(p)).filter(|p| p.is_file());
-    }
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
-    }
-    if let Some(home) = std::env::var_os("CUDA_HOME") {
-        candidates.push(Path::new(&home).join("bin/ptxas"));
-    }
-    candidates.push(PathBuf::from("/usr/local/cuda/bin/ptxas"));
-    candidates.extend(
-        python_site_dirs()
-            .into_iter()
-            .map(|d| d.join("nvidia/cuda_nvcc/bin/ptxas")),
-    );
-    candidates.into_iter().find(|p| p.is_file())
-}
-
-/// Python's site-packages folders, asked of `python3` itself.
-fn python_site_dirs() -> Vec<PathBuf> {
-    let script = "import site, sysconfig; print('\\n'.join([sysconfig.get_paths()['purelib']] + site.getsitepackages() + [site.getusersitepackages()]))";
-    match Command::new("python3").arg("-c").arg(script).output() {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(PathBuf::from)
-            .collect(),
-        _ => Vec::new(),
-    }
+    cuprum_toolkit::ptxas()
 }
 
 /// Runs `ptxas -arch=<arch> -v` on `ptx`; returns its error output when it rejects the PTX.

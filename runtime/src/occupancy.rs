@@ -41,7 +41,7 @@ use cudarc::driver::CudaFunction;
 use crate::config::LaunchConfig;
 use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::error::{DriverContext, Error, Result};
-use crate::expansion::{module_image, KernelInfo};
+use crate::expansion::{load_function, KernelInfo};
 
 /// The simulator's model of a multiprocessor (sm_90, registers ignored).
 const SIM_MAX_BLOCKS: u32 = 32;
@@ -87,20 +87,7 @@ impl Kernel {
         {
             return Ok(Kernel::Gpu(l.clone()));
         }
-        let module = ctx
-            .load_module(module_image(dev, info))
-            .during("loading a kernel's module")?;
-        let function = module
-            .load_function(info.name)
-            .during("finding the kernel in its module")?;
-        let attr = |a| {
-            function
-                .get_attribute(a)
-                .map(|v| v.max(0) as u32)
-                .during("reading kernel attributes")
-        };
-        let static_shared = attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
-        let max_threads = attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+        let (function, static_shared, max_threads) = load_function(ctx, dev, info)?;
         // Queries may ask for any dynamic size the device allows (launches raise the limit
         // of their own handle as they need).
         function

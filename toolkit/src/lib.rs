@@ -1,6 +1,7 @@
-//! Where NVIDIA's tools are installed: libdevice and ptxas. A std-only module, shared by the
-//! codegen crate and the macro crate's build script (which runs the searches once, at build
-//! time, so that expanding kernels starts no python3 process to look for them).
+//! Where NVIDIA's tools are installed: libdevice and ptxas. A std-only crate, shared by the
+//! compiler (`cuprum-codegen`), the runtime (`cuprum::inspect`) and the macro crate's build
+//! script (which runs the searches once, at build time, so that expanding kernels starts no
+//! python3 process to look for them).
 //!
 //! libdevice: `CUPRUM_LIBDEVICE` (a file), `$CUDA_HOME/nvvm/libdevice/libdevice.10.bc`,
 //! `/usr/local/cuda/nvvm/libdevice/libdevice.10.bc`, then the PyPI wheels
@@ -9,6 +10,8 @@
 //!
 //! ptxas: `CUPRUM_PTXAS` (a file), `PATH`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then the
 //! `nvidia-cuda-nvcc-cu12` wheel (`nvidia/cuda_nvcc/bin/ptxas`).
+
+#![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
