@@ -161,3 +161,42 @@ fn bool_parameters_and_buffers_are_bytes() {
         "{body}"
     );
 }
+
+/// A device function whose last expression is `return v` (or that returns what diverges) has
+/// dead code after its `ret`: it must be `unreachable`, never a `ret void` in a function that
+/// returns a value (found by the fuzz harness: LLVM rejected the module).
+#[test]
+fn device_functions_ending_in_return_lower_to_valid_ir() {
+    use cuprum_codegen::device::{DeviceFn, DeviceTable};
+    for body in [
+        "{ return v }",
+        "{ return v; }",
+        "{ if v > 0.0 { return v } return -v }",
+        "{ loop { return v } }",
+    ] {
+        let mut devices = DeviceTable::default();
+        devices.insert(
+            "f",
+            DeviceFn {
+                item: syn::parse_str(&format!("fn f(v: f32) -> f32 {body}")).unwrap(),
+                deps: DeviceTable::default(),
+            },
+        );
+        let item = common::parse(
+            "fn k(y: &mut [f32]) { let i = gpu::global_id_x(); if i < y.len() { y[i] = f(y[i]); } }",
+        );
+        let source = cuprum_codegen::KernelSource {
+            item: &item,
+            devices,
+            generics: Vec::new(),
+            entry: "k".into(),
+        };
+        let k = cuprum_codegen::compile(
+            &source,
+            &cuprum_codegen::KernelOptions::default(),
+            &cuprum_codegen::Target::default_target(),
+        )
+        .unwrap_or_else(|e| panic!("{body}: {e}"));
+        assert!(k.ptx.contains(".entry k"), "{body}");
+    }
+}

@@ -298,12 +298,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Return(value) => {
                 let v = value.as_ref().and_then(|v| self.expr(v));
-                if self.is_open() {
-                    match v {
-                        Some(v) => ok!(self.b.build_return(Some(&v))),
-                        None => ok!(self.b.build_return(None)),
-                    };
-                }
+                self.ret(v);
                 self.start_dead_block();
                 None
             }

@@ -539,12 +539,22 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
         }
         let body = &self.ir.body;
         let value = self.block(body);
-        if self.is_open() {
-            match value {
-                Some(v) if !kernel => ok!(self.b.build_return(Some(&v))),
-                _ => ok!(self.b.build_return(None)),
-            };
+        self.ret(value.filter(|_| !kernel));
+    }
+
+    /// Returns `value` from the function, if the current block is still open. A function with
+    /// a return value that gets here without one is in code after something that diverged
+    /// (`return v` as the last expression, `return loop {}`): that code is unreachable.
+    pub(crate) fn ret(&mut self, value: Option<BasicValueEnum<'ctx>>) {
+        if !self.is_open() {
+            return;
         }
+        let returns_value = self.func.get_type().get_return_type().is_some();
+        match value {
+            Some(v) if returns_value => ok!(self.b.build_return(Some(&v))),
+            None if returns_value => ok!(self.b.build_unreachable()),
+            _ => ok!(self.b.build_return(None)),
+        };
     }
 
     /// An alloca in the entry block (so mem2reg promotes it).
