@@ -416,3 +416,26 @@ fn float_literals_must_be_finite_in_their_type() {
     assert!(e[0].contains("out of range for `f64`"), "{e:?}");
     compile("fn k(o: &mut [f32], d: &mut [f64]) { o[0] = 3.4e38; d[0] = 1e308 + f64::INFINITY; }");
 }
+
+#[test]
+fn a_placeholder_type_in_a_signature_is_an_error() {
+    // A kernel parameter.
+    let e = common::errors("fn k(y: &mut [f32], a: _) { y[0] = 1.0; }");
+    assert!(e.iter().any(|m| m.contains("placeholder `_`")), "{e:?}");
+    // A device function's return type and an array parameter (found by the fuzz harness: the
+    // inference variable of `-> _` escaped its function and crashed the checker).
+    for src in [
+        "fn sq(v: f32) -> _ { v * v }",
+        "fn first(a: [_; 2]) -> f32 { a[0] }",
+    ] {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let e = cuprum_codegen::check::check_device(&item, &Default::default())
+            .expect_err(src)
+            .to_string();
+        assert!(e.contains("placeholder `_`"), "{src}: {e}");
+    }
+    // `_` in a `let` annotation takes the value's type, in any part of it.
+    common::compile(
+        "fn k(y: &mut [f32]) { let a: _ = 2.0f32; let b: [_; 2] = [1.0f32, a]; let p: (f32, _) = (b[1], 3u32); y[0] = p.0 + p.1 as f32; }",
+    );
+}

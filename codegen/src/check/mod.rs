@@ -254,8 +254,28 @@ impl<'p> Checker<'p> {
     fn return_type(&mut self, output: &syn::ReturnType) -> Ty {
         match output {
             syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(_, t) if self.placeholder_in_signature(t) => Ty::Error,
             syn::ReturnType::Type(_, t) => self.local_type(t).unwrap_or(Ty::Error),
         }
+    }
+
+    /// Reports a `_` in a signature's type (Rust does not allow one there either; the type of
+    /// what crosses a call must be written out). True when there was one.
+    fn placeholder_in_signature(&mut self, ty: &syn::Type) -> bool {
+        struct Find<'t>(Option<&'t syn::TypeInfer>);
+        impl<'t> syn::visit::Visit<'t> for Find<'t> {
+            fn visit_type_infer(&mut self, t: &'t syn::TypeInfer) {
+                self.0.get_or_insert(t);
+            }
+        }
+        let mut find = Find(None);
+        syn::visit::Visit::visit_type(&mut find, ty);
+        let Some(at) = find.0 else { return false };
+        self.error(
+            at,
+            "the placeholder `_` is not allowed in a function's signature: write the type out",
+        );
+        true
     }
 
     /// Checks parameters and body; `ret` is the declared return type.
@@ -317,6 +337,9 @@ impl<'p> Checker<'p> {
     }
 
     fn param(&mut self, pt: &syn::PatType) -> Option<LocalId> {
+        if self.placeholder_in_signature(&pt.ty) {
+            return None;
+        }
         let ty = self.param_type(&pt.ty)?;
         match &*pt.pat {
             syn::Pat::Ident(pi)
@@ -453,6 +476,33 @@ impl<'p> Checker<'p> {
         None
     }
 
+    /// The type of a `let` annotation, whose placeholders (`_`, `[_; 4]`, `(f32, _)`) take
+    /// the corresponding part of the value's type.
+    fn annotated_type(&mut self, ty: &syn::Type, value: &Ty) -> Option<Ty> {
+        let value = self.infer.zonk(value);
+        match (ty, &value) {
+            (syn::Type::Infer(_), _) => Some(value.clone()),
+            (syn::Type::Paren(p), _) => self.annotated_type(&p.elem, &value),
+            (syn::Type::Group(g), _) => self.annotated_type(&g.elem, &value),
+            (syn::Type::Array(a), Ty::Array(elem, _)) => {
+                let e = self.annotated_type(&a.elem, elem)?;
+                let len = self.const_len(&a.len)?;
+                if !self.array_fits(&e, len, ty) {
+                    return None;
+                }
+                Some(Ty::Array(Box::new(e), len))
+            }
+            (syn::Type::Tuple(t), Ty::Tuple(vs)) if t.elems.len() == vs.len() => {
+                let mut tys = Vec::new();
+                for (e, v) in t.elems.iter().zip(vs) {
+                    tys.push(self.annotated_type(e, v)?);
+                }
+                Some(Ty::Tuple(tys))
+            }
+            _ => self.local_type(ty),
+        }
+    }
+
     /// The type of a `let` annotation: scalars, arrays and tuples of them.
     fn local_type(&mut self, ty: &syn::Type) -> Option<Ty> {
         match ty {
@@ -475,7 +525,10 @@ impl<'p> Checker<'p> {
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
             syn::Type::Group(g) => self.local_type(&g.elem),
-            syn::Type::Infer(_) => Some(self.infer.fresh(false)),
+            syn::Type::Infer(_) => {
+                self.error(ty, "write the type out: `_` can stand only for a part of a `let` annotation whose value gives it");
+                None
+            }
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }

@@ -76,7 +76,7 @@ impl Checker<'_> {
         }
         let value = self.let_init(&init.expr);
         let ty = match annotation {
-            Some(t) => match self.local_type(t) {
+            Some(t) => match self.annotated_type(t, &value.ty) {
                 Some(ty) => {
                     self.unify_at(&ty, &value.ty, &init.expr, "the declared type");
                     ty
