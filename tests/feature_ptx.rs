@@ -40,6 +40,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         checks::strided_off_by_one,
         checks::small_arrays,
         checks::several_accesses,
+        checks::run_of_copies,
+        checks::turns_of_copies,
         device_fns::uses_devices,
         device_fns::scale<f32>,
         device_fns::scale<f64>,

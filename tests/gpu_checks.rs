@@ -261,3 +261,84 @@ fn the_first_failing_access_in_evaluation_order_is_reported() -> cuprum::Result<
     assert_eq!(got[0], hx[0] - hy[1]);
     Ok(())
 }
+
+#[test]
+fn a_run_whose_checks_go_first_reports_the_first_failing_access() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let mut rng = fastrand::Rng::new();
+    let n = 256;
+    let (a, b) = (random_f32(n, -1.0, 1.0), random_f32(n, -1.0, 1.0));
+    let (da, db) = (stream.to_device(&a)?, stream.to_device(&b)?);
+    let (line_a, line_b) = (
+        line_of("a_out[t] = a[t + shift_a]"),
+        line_of("b_out[t] = b[t + shift_b]"),
+    );
+    // (a fails for some threads, b too), (only b fails), (only a fails), random.
+    let mut shifts = vec![(5, 9), (0, 3), (7, 0)];
+    shifts.push((rng.usize(0..n / 2), rng.usize(1..n / 2)));
+    for (sa, sb) in shifts {
+        let mut a_out = stream.alloc_zeros::<f32>(n)?;
+        let mut b_out = stream.alloc_zeros::<f32>(n)?;
+        let r =
+            launch!(run_of_copies<<<2, 128, stream>>>(&mut a_out, &mut b_out, &da, &db, sa, sb))
+                .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "run_of_copies");
+        let t = p.block.x as usize * 128 + p.thread.x as usize;
+        let (line, index) = if t + sa >= n {
+            (line_a, t + sa)
+        } else {
+            (line_b, t + sb)
+        };
+        assert_eq!(p.line, line, "shifts ({sa}, {sb}): {p}");
+        assert!(
+            p.message
+                .contains(&format!("the len is {n} but the index is {index}")),
+            "shifts ({sa}, {sb}): {p}"
+        );
+        // Threads whose accesses are all in range did all their work.
+        let (ga, gb) = (stream.to_host(&a_out)?, stream.to_host(&b_out)?);
+        for t in 0..n - sa.max(sb) {
+            assert_eq!((ga[t], gb[t]), (a[t + sa], b[t + sb]), "thread {t}");
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_short_loop_whose_checks_go_first_reports_the_first_failing_turn() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let mut rng = fastrand::Rng::new();
+    let threads = 256;
+    let len = rng.usize(300..600);
+    let x = random_f32(len, -1.0, 1.0);
+    let dx = stream.to_device(&x)?;
+    let line = line_of("out[t * 4 + k] = x[t + k * stride]");
+    // Thread 255 fails at the last turn at least (255 + 3 * 120 >= 600 > len).
+    for stride in [rng.usize(120..150), rng.usize(150..300)] {
+        let mut out = stream.alloc_zeros::<f32>(threads * 4)?;
+        let r = launch!(turns_of_copies<<<2, 128, stream>>>(&mut out, &dx, stride))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "turns_of_copies");
+        let t = p.block.x as usize * 128 + p.thread.x as usize;
+        let k = (0..4)
+            .find(|k| t + k * stride >= len)
+            .unwrap_or_else(|| panic!("thread {t} has no failing turn: {p}"));
+        assert_eq!(p.line, line, "{p}");
+        assert!(
+            p.message.contains(&format!(
+                "the len is {len} but the index is {}",
+                t + k * stride
+            )),
+            "stride {stride}: {p}"
+        );
+        let got = stream.to_host(&out)?;
+        for t in (0..threads).filter(|t| t + 3 * stride < len) {
+            for k in 0..4 {
+                assert_eq!(got[t * 4 + k], x[t + k * stride], "thread {t}, turn {k}");
+            }
+        }
+    }
+    Ok(())
+}

@@ -200,3 +200,72 @@ fn device_functions_ending_in_return_lower_to_valid_ir() {
         assert!(k.ptx.contains(".entry k"), "{body}");
     }
 }
+
+/// The text between the first two `ld.global` of a kernel body.
+fn between_first_two_loads(body: &str) -> &str {
+    let first = body.find("ld.global").expect("a first load");
+    let rest = &body[first + 1..];
+    let second = rest.find("ld.global").expect("a second load");
+    &rest[..second]
+}
+
+#[test]
+fn a_run_that_stores_a_loaded_value_runs_its_checks_before_its_loads() {
+    // sgemm's tile loads: without hoisting, `b`'s check branch sits between the loads.
+    let src = "fn k(at: &mut [f32], bt: &mut [f32], a: &[f32], b: &[f32], i: usize, j: usize) {
+        let t = gpu::thread_idx().x as usize;
+        at[t] = a[i + t];
+        bt[t] = b[j + t];
+    }";
+    let body = entry_body(&compile(src).ptx, "k").to_string();
+    let gap = between_first_two_loads(&body);
+    assert!(!gap.contains("bra"), "a branch between the loads:\n{body}");
+    // Four checks all the same (at, a, bt, b in Rust's order is a, at, b, bt).
+    assert_eq!(body.matches("call.uni __cuprum_panic").count(), 4, "{body}");
+}
+
+#[test]
+fn a_short_loop_that_stores_loaded_values_runs_its_checks_first() {
+    // transpose's tile loop, unrolled by LLVM: all turns' checks come before the first load.
+    let src = "fn k(o: &mut [f32], x: &[f32], rows: u32, cols: u32) {
+        let tile = gpu::shared_array_2d::<f32, 32, 33>();
+        let (tx, ty) = (gpu::thread_idx().x, gpu::thread_idx().y);
+        for k in [0u32, 8, 16, 24] {
+            let r = gpu::block_idx().y * 32 + ty + k;
+            if r < rows && tx < cols {
+                tile[(ty + k) as usize][tx as usize] = x[r as usize * cols as usize + tx as usize];
+            }
+        }
+        gpu::sync_threads();
+        o[0] = tile[0][0];
+    }";
+    let body = entry_body(&compile(src).ptx, "k").to_string();
+    let first_load = body.find("ld.global").expect("a load");
+    let panics_before = body[..first_load].matches("$L__BB").count();
+    assert!(panics_before > 0, "{body}");
+    let gap = between_first_two_loads(&body);
+    assert!(
+        !gap.contains("bra") || !gap.contains("setp.ge.u64") && !gap.contains("setp.lt.u64"),
+        "a 64-bit bound check between the loads:\n{body}"
+    );
+}
+
+#[test]
+fn checks_do_not_move_across_a_barrier() {
+    // A barrier ends a run: the checks after it stay after it.
+    let src = "fn k(a: &mut [f32], b: &mut [f32], x: &[f32], y: &[f32], i: usize, j: usize) {
+        let t = gpu::thread_idx().x as usize;
+        a[t] = x[i + t];
+        gpu::sync_threads();
+        b[t] = y[j + t];
+        b[t + 1] = y[j + t + 1];
+    }";
+    let body = entry_body(&compile(src).ptx, "k").to_string();
+    let bar = body.find("bar.sync").expect("a barrier");
+    let after = &body[bar..];
+    let main_path_end = after.find("ret;").expect("ret");
+    assert!(
+        after[..main_path_end].contains("setp"),
+        "the checks of y and b moved above the barrier:\n{body}"
+    );
+}

@@ -88,3 +88,34 @@ pub fn several_accesses(out: &mut [f32], x: &[f32], y: &[f32], which: u32) {
         out[0] = a - b;
     }
 }
+
+/// A run whose checks go first (a loaded value is stored, then another access is checked):
+/// a thread's first failing access in Rust's order is the one reported. `shift_a` and
+/// `shift_b` move the reads of `a` and `b` past their ends for some threads.
+#[kernel]
+pub fn run_of_copies(
+    a_out: &mut [f32],
+    b_out: &mut [f32],
+    a: &[f32],
+    b: &[f32],
+    shift_a: usize,
+    shift_b: usize,
+) {
+    let t = gpu::global_id_x();
+    if t < a_out.len() && t < b_out.len() {
+        a_out[t] = a[t + shift_a];
+        b_out[t] = b[t + shift_b];
+    }
+}
+
+/// A short loop whose turns' checks go first (each turn stores a loaded value): the first
+/// turn that fails is the one reported.
+#[kernel]
+pub fn turns_of_copies(out: &mut [f32], x: &[f32], stride: usize) {
+    let t = gpu::global_id_x();
+    for k in [0usize, 1, 2, 3] {
+        if t * 4 + k < out.len() {
+            out[t * 4 + k] = x[t + k * stride];
+        }
+    }
+}

@@ -10,7 +10,16 @@ use crate::ty::{Scalar, Ty};
 impl<'ctx> FnLower<'_, 'ctx> {
     /// Lowers a block; returns its value.
     pub(crate) fn block(&mut self, block: &Block) -> Option<BasicValueEnum<'ctx>> {
-        for s in &block.stmts {
+        if self.check_mode {
+            self.check_block(block);
+            return None;
+        }
+        // Statements before `covered` belong to a run whose checks were considered.
+        let mut covered = 0;
+        for (i, s) in block.stmts.iter().enumerate() {
+            if i >= covered && self.is_open() {
+                covered = self.hoist_checks(block, i);
+            }
             match s {
                 Stmt::Let { pat, init } => {
                     let v = self.expr(init);
@@ -21,10 +30,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
             }
         }
+        if block.tail.is_some() && block.stmts.len() >= covered && self.is_open() {
+            self.hoist_checks(block, block.stmts.len());
+        }
         block.tail.as_ref().and_then(|t| self.expr(t))
     }
 
-    fn bind(&mut self, pat: &Pattern, ty: &Ty, value: Option<BasicValueEnum<'ctx>>) {
+    pub(crate) fn bind(&mut self, pat: &Pattern, ty: &Ty, value: Option<BasicValueEnum<'ctx>>) {
         match pat {
             Pattern::Wild => {}
             Pattern::Local(id) => {

@@ -8,6 +8,7 @@
 mod atomic;
 mod builtin;
 mod expr;
+mod hoist;
 mod place;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -227,6 +228,11 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
     pub kernel_tag: u32,
+    /// The index projections whose checks already ran ahead of their run of statements
+    /// (see `hoist.rs`), by address.
+    pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
+    /// Lowering a run's checks only (see `hoist.rs`): blocks emit checks, not effects.
+    pub check_mode: bool,
     entry: BasicBlock<'ctx>,
 }
 
@@ -492,6 +498,8 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             libdevice_uses: Vec::new(),
             panic_arg: None,
             kernel_tag: 0,
+            prechecked: std::collections::HashSet::new(),
+            check_mode: false,
             entry,
         }
     }

@@ -19,13 +19,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let Ty::Slice { elem, .. } = local_ty else {
                     unreachable!("slice slot holds a slice")
                 };
-                let Some((Proj::Index { index, site }, rest)) = place.proj.split_first() else {
+                let Some((first @ Proj::Index { index, .. }, rest)) = place.proj.split_first()
+                else {
                     unreachable!("a slice is only used through an index")
                 };
                 let idx = self.expr(index).expect("usize index").into_int_value();
-                if let Some(site) = site {
+                if let Some(site) = self.checked_site(first) {
                     let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                    self.check(bad, *site, idx, len);
+                    self.check(bad, site, idx, len);
                 }
                 let elem_t = super::memory_scalar_type(self.ctx, elem);
                 let p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
@@ -36,14 +37,15 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     unreachable!("shared slot holds a shared array")
                 };
                 if dims.is_empty() {
-                    let Some((Proj::Index { index, site }, rest)) = place.proj.split_first() else {
+                    let Some((first @ Proj::Index { index, .. }, rest)) = place.proj.split_first()
+                    else {
                         unreachable!("dynamic shared memory is only used through an index")
                     };
                     let idx = self.expr(index).expect("usize index").into_int_value();
-                    if let Some(site) = site {
+                    if let Some(site) = self.checked_site(first) {
                         let len = self.dynamic_shared_len(elem);
                         let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, *site, idx, len);
+                        self.check(bad, site, idx, len);
                     }
                     let elem_t = super::memory_scalar_type(self.ctx, elem);
                     let p =
@@ -58,12 +60,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
         while let Some((p, rest)) = proj.split_first() {
             proj = rest;
             match (p, ty.clone()) {
-                (Proj::Index { index, site }, Ty::Array(elem, n)) => {
+                (Proj::Index { index, .. }, Ty::Array(elem, n)) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     let len = i64t.const_int(n, false);
-                    if let Some(site) = site {
+                    if let Some(site) = self.checked_site(p) {
                         let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, *site, idx, len);
+                        self.check(bad, site, idx, len);
                     }
                     let arr_t = value_type(self.ctx, &ty).expect("arrays have storage");
                     ptr = unsafe {
@@ -76,12 +78,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     };
                     ty = *elem;
                 }
-                (Proj::Index { index, site }, Ty::Shared { elem, dims }) => {
+                (Proj::Index { index, .. }, Ty::Shared { elem, dims }) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     let len = i64t.const_int(dims[0], false);
-                    if let Some(site) = site {
+                    if let Some(site) = self.checked_site(p) {
                         let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, *site, idx, len);
+                        self.check(bad, site, idx, len);
                     }
                     let arr_t = shared_global_type(self.ctx, elem, &dims);
                     ptr = unsafe {
