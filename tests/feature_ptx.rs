@@ -53,6 +53,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         math::imath_u8,
         math::clocks,
         options::bounded,
+        options::warp_slots,
         options::fast,
         options::precise,
         options::unchecked_copy,

@@ -28,6 +28,26 @@ fn launch_bounds_hold_and_compute() -> cuprum::Result<()> {
 }
 
 #[test]
+fn max_threads_bounds_thread_indices() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let blocks = 6;
+    let x = cuprum_testkit::random_u32(blocks * 256 - 17);
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.alloc_zeros::<u32>(blocks * 8)?;
+    launch!(warp_slots<<<blocks as u32, 256, stream>>>(&mut out, &dx))?;
+    let got = stream.to_host(&out)?;
+    for (slot, g) in got.iter().enumerate() {
+        let want = x
+            .iter()
+            .skip(slot * 32)
+            .take(32)
+            .fold(0u32, |a, &v| a.wrapping_add(v));
+        assert_eq!(*g, want, "block {}, warp {}", slot / 8, slot % 8);
+    }
+    Ok(())
+}
+
+#[test]
 fn fastmath_is_close_to_precise() -> cuprum::Result<()> {
     let stream = device()?.default_stream();
     let n = 2000;

@@ -269,3 +269,30 @@ fn checks_do_not_move_across_a_barrier() {
         "the checks of y and b moved above the barrier:\n{body}"
     );
 }
+
+#[test]
+fn max_threads_bounds_thread_indices_and_folds_their_checks() {
+    // softmax's per-warp slots and a per-thread tile: with at most 256 threads per block,
+    // `warp_id() < 8` and `thread_idx().x < 256`, so neither index needs a check.
+    let src = "fn k(o: &mut [f32]) {
+        let red = gpu::shared_array::<f32, 8>();
+        let tile = gpu::shared_array::<f32, 256>();
+        let t = gpu::thread_idx().x as usize;
+                tile[t] = 2.0;
+        red[gpu::warp_id() as usize] = 1.0;
+        gpu::sync_threads();
+        o[0] = red[0] + tile[255];
+    }";
+    let bounded = KernelOptions {
+        max_threads: Some(256),
+        ..KernelOptions::default()
+    };
+    let with = compile_with(src, &bounded).unwrap();
+    let body = entry_body(&with.ptx, "k").to_string();
+    // One check is left: `o[0]` against the slice's length.
+    assert_eq!(body.matches("call.uni __cuprum_panic").count(), 1, "{body}");
+    assert!(body.contains(".maxntid 256"), "{body}");
+    let without = compile(src);
+    let body = entry_body(&without.ptx, "k").to_string();
+    assert_eq!(body.matches("call.uni __cuprum_panic").count(), 3, "{body}");
+}

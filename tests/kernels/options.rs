@@ -14,6 +14,26 @@ pub fn bounded(out: &mut [u32], x: &[u32]) {
     }
 }
 
+/// Per-warp sums in eight shared slots. With `max_threads = 256`, `warp_id()` is below 8 and
+/// `thread_idx().x` below 256, so the slot index needs no check (the PTX snapshot shows none).
+#[kernel(max_threads = 256)]
+pub fn warp_slots(out: &mut [u32], x: &[u32]) {
+    let red = gpu::shared_array::<u32, 8>();
+    let t = gpu::thread_idx().x as usize;
+    let w = gpu::warp_id() as usize;
+    if gpu::lane_id() == 0 {
+        red[w] = 0;
+    }
+    gpu::sync_threads();
+    let i = gpu::global_id_x();
+    let v = if i < x.len() { x[i] } else { 0 };
+    gpu::atomic_add(&mut red[w], v);
+    gpu::sync_threads();
+    if t < 8 {
+        out[gpu::block_idx().x as usize * 8 + t] = red[t];
+    }
+}
+
 /// Approximate math and flush-to-zero.
 #[kernel(fastmath)]
 pub fn fast(out: &mut [f32], x: &[f32]) {

@@ -48,8 +48,32 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// A special register, as `i32`.
     fn sreg(&self, reg: &str, axis: u8) -> IntValue<'ctx> {
         let a = ["x", "y", "z"][axis as usize];
-        self.call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"), &[], &[])
-            .into_int_value()
+        let v = self
+            .call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"), &[], &[])
+            .into_int_value();
+        // `max_threads = n` is `.maxntid n`: the runtime and the driver refuse a bigger block,
+        // so every index below n and every dimension at most n (folds the checks of
+        // `shared_array::<T, N>()[thread_idx().x]` when n <= N).
+        if let Some(n) = self.options.max_threads {
+            match reg {
+                "tid" => self.assume_below(v, u64::from(n)),
+                "ntid" => self.assume_below(v, u64::from(n) + 1),
+                _ => {}
+            }
+        }
+        v
+    }
+
+    /// `llvm.assume(v < bound)` (unsigned).
+    fn assume_below(&self, v: IntValue<'ctx>, bound: u64) {
+        let below = ok!(self.b.build_int_compare(
+            IntPredicate::ULT,
+            v,
+            v.get_type().const_int(bound, false),
+            "below"
+        ));
+        let assume = intrinsic(self.module, "llvm.assume", &[]);
+        ok!(self.b.build_call(assume, &[below.into()], ""));
     }
 
     fn dim3(&self, reg: &str) -> BasicValueEnum<'ctx> {
@@ -114,10 +138,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let row = ok!(self.b.build_int_nuw_add(zy, ty_, "row"));
                 let rows = ok!(self.b.build_int_nuw_mul(row, nx, "rows"));
                 let linear = ok!(self.b.build_int_nuw_add(rows, tx, "linear"));
-                ok!(self
-                    .b
-                    .build_right_shift(linear, i32t.const_int(5, false), false, "warp"))
-                .into()
+                let warp =
+                    ok!(self
+                        .b
+                        .build_right_shift(linear, i32t.const_int(5, false), false, "warp"));
+                if let Some(n) = self.options.max_threads {
+                    self.assume_below(warp, u64::from(n).div_ceil(32));
+                }
+                warp.into()
             }
             Builtin::SyncThreads => {
                 self.call_void_intrinsic(
