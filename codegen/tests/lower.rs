@@ -296,3 +296,18 @@ fn max_threads_bounds_thread_indices_and_folds_their_checks() {
     let body = entry_body(&without.ptx, "k").to_string();
     assert_eq!(body.matches("call.uni __cuprum_panic").count(), 3, "{body}");
 }
+
+#[test]
+fn a_let_that_reads_a_local_the_run_cannot_know_is_not_replayed() {
+    // `v` reads memory, so the checks-first pass does not bind it; `w` reads `v`: replaying
+    // `w` in that pass would read a local that has no value there.
+    let src = "fn k(o: &mut [f32], x: &[f32], i: usize, j: usize) {
+        let v = [x[i], x[j]];
+        let w = v[0] + 1.0;
+        o[i] = x[j];
+        o[j] = x[i] + w;
+    }";
+    let k = compile(src);
+    let body = entry_body(&k.ptx, "k").to_string();
+    assert!(body.contains("ld.global"), "{body}");
+}

@@ -10,7 +10,7 @@ use crate::ty::{Scalar, Ty};
 impl<'ctx> FnLower<'_, 'ctx> {
     /// Lowers a block; returns its value.
     pub(crate) fn block(&mut self, block: &Block) -> Option<BasicValueEnum<'ctx>> {
-        if self.check_mode {
+        if self.check_mode.is_some() {
             self.check_block(block);
             return None;
         }

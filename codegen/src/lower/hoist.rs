@@ -41,6 +41,9 @@ struct Scan {
     stored_load: bool,
     /// A checked access follows such a store: hoisting pays.
     pays: bool,
+    /// The initializers of `let`s whose value is not known at the run's start (in some turn
+    /// of a loop, or some branch): the checks-first pass does not bind them.
+    unknown_lets: HashSet<*const Expr>,
 }
 
 impl<'ctx> FnLower<'_, 'ctx> {
@@ -66,11 +69,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
             return at + 1;
         }
         if scan.pays {
-            self.check_mode = true;
+            self.check_mode = Some(scan.unknown_lets);
             for item in &items[at..end] {
                 self.check_item(item);
             }
-            self.check_mode = false;
+            self.check_mode = None;
         }
         end
     }
@@ -101,7 +104,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 for p in places {
                     self.precheck_place(p);
                 }
-                if self.known(init, &HashSet::new()) {
+                let unknown = self
+                    .check_mode
+                    .as_ref()
+                    .is_some_and(|u| u.contains(&(init as *const Expr)));
+                if !unknown {
                     let v = self.expr(init);
                     self.bind(pat, &init.ty, v);
                 }
@@ -135,6 +142,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
                 self.note_checks(init, None, scan);
                 pattern_locals(pat, &mut scan.dirty);
+                scan.unknown_lets.insert(init);
                 true
             }
             Item::Expr(e) => self.scan_expr(e, scan),
@@ -183,6 +191,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     }
                 }
                 scan.dirty = t.dirty.union(&f.dirty).copied().collect();
+                scan.unknown_lets = t.unknown_lets.union(&f.unknown_lets).copied().collect();
                 scan.stored_load = t.stored_load || f.stored_load;
                 scan.pays = t.pays || f.pays;
                 true

@@ -231,8 +231,10 @@ pub(crate) struct FnLower<'a, 'ctx> {
     /// The index projections whose checks already ran ahead of their run of statements
     /// (see `hoist.rs`), by address.
     pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
-    /// Lowering a run's checks only (see `hoist.rs`): blocks emit checks, not effects.
-    pub check_mode: bool,
+    /// Lowering a run's checks only (see `hoist.rs`): blocks emit checks, not effects. Holds
+    /// the initializers of the run's `let`s that are not replayed (their value is not known
+    /// at the run's start), by address.
+    pub check_mode: Option<std::collections::HashSet<*const crate::ir::Expr>>,
     entry: BasicBlock<'ctx>,
 }
 
@@ -499,7 +501,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             panic_arg: None,
             kernel_tag: 0,
             prechecked: std::collections::HashSet::new(),
-            check_mode: false,
+            check_mode: None,
             entry,
         }
     }
