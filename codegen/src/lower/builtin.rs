@@ -72,8 +72,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
             v.get_type().const_int(bound, false),
             "below"
         ));
+        self.assume(below);
+    }
+
+    /// `llvm.assume(fact)`: LLVM may rely on `fact` (an `i1`) holding here.
+    pub(crate) fn assume(&self, fact: IntValue<'ctx>) {
         let assume = intrinsic(self.module, "llvm.assume", &[]);
-        ok!(self.b.build_call(assume, &[below.into()], ""));
+        ok!(self.b.build_call(assume, &[fact.into()], ""));
     }
 
     fn dim3(&self, reg: &str) -> BasicValueEnum<'ctx> {

@@ -511,8 +511,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 ok!(self
                     .b
                     .build_int_compare(if inclusive { le } else { lt }, i, ev, "i_in_range"));
-            let assume = super::builtin::intrinsic(self.module, "llvm.assume", &[]);
-            ok!(self.b.build_call(assume, &[within.into()], ""));
+            self.assume(within);
         }
         self.block(body);
         if self.is_open() {

@@ -22,9 +22,7 @@
 
 use std::collections::HashSet;
 
-use inkwell::IntPredicate;
-
-use super::{ok, FnLower, Slot};
+use super::FnLower;
 use crate::ir::{BinOp, Block, Builtin, Expr, ExprKind, LocalId, Pattern, Place, Proj, Stmt};
 use crate::ty::Ty;
 
@@ -170,7 +168,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     return false;
                 }
                 self.note_checks(value, Some(place), scan);
-                if self.reads_memory(value) || self.in_memory(place) {
+                if self.reads_memory(value) || self.in_device_memory(place) {
                     scan.stored_load = true;
                 }
                 scan.dirty.insert(place.base);
@@ -249,50 +247,22 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
     /// Runs the index checks of `place` (as `place_ptr` would) and marks them done.
     fn precheck_place(&mut self, place: &Place) {
-        let i64t = self.ctx.i64_type();
         let mut ty = self.ir.locals[place.base].ty.clone();
         let slot = self.slot(place.base);
         for proj in &place.proj {
-            let (len, next) = match (&ty, slot) {
-                (Ty::Slice { elem, .. }, Slot::Slice { len, .. }) => (len, Ty::Scalar(*elem)),
-                (Ty::Shared { elem, dims }, _) if dims.is_empty() => {
-                    (self.dynamic_shared_len(*elem), Ty::Scalar(*elem))
+            match (proj, &ty) {
+                (Proj::Field(i), Ty::Tuple(ts)) => ty = ts[*i as usize].clone(),
+                (Proj::Field(_), _) => return, // a Dim3 field: nothing left to check
+                (Proj::Index { index, .. }, _) => {
+                    let (len, next) = self.index_bound(&ty, slot);
+                    if let Some(site) = self.checked_site(proj) {
+                        let idx = self.expr(index).expect("usize index").into_int_value();
+                        self.check_in_bounds(site, idx, len);
+                        self.prechecked.insert(proj as *const Proj);
+                    }
+                    ty = next;
                 }
-                (Ty::Shared { elem, dims }, _) => {
-                    let next = if dims.len() > 1 {
-                        Ty::Shared {
-                            elem: *elem,
-                            dims: dims[1..].to_vec(),
-                        }
-                    } else {
-                        Ty::Scalar(*elem)
-                    };
-                    (i64t.const_int(dims[0], false), next)
-                }
-                (Ty::Array(elem, n), _) => (i64t.const_int(*n, false), (**elem).clone()),
-                (Ty::Tuple(ts), _) => {
-                    let Proj::Field(i) = proj else {
-                        unreachable!("tuples are projected by field")
-                    };
-                    ty = ts[*i as usize].clone();
-                    continue;
-                }
-                _ => return, // a Dim3 field: nothing left to check
-            };
-            if let (
-                Proj::Index {
-                    index,
-                    site: Some(site),
-                },
-                true,
-            ) = (proj, self.checked_site(proj).is_some())
-            {
-                let idx = self.expr(index).expect("usize index").into_int_value();
-                let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                self.check(bad, *site, idx, len);
-                self.prechecked.insert(proj as *const Proj);
             }
-            ty = next;
         }
     }
 
@@ -367,19 +337,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
         })
     }
 
-    /// Whether a place is in a slice or shared memory (not a register-like local).
-    fn in_memory(&self, place: &Place) -> bool {
-        matches!(
-            self.ir.locals[place.base].ty,
-            Ty::Slice { .. } | Ty::Shared { .. }
-        )
-    }
-
     /// Whether `e` reads a slice or shared memory.
     fn reads_memory(&self, e: &Expr) -> bool {
         let mut places = Vec::new();
         reads(e, &mut places);
-        places.iter().any(|p| self.in_memory(p))
+        places.iter().any(|p| self.in_device_memory(p))
     }
 }
 

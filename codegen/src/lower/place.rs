@@ -25,8 +25,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 };
                 let idx = self.expr(index).expect("usize index").into_int_value();
                 if let Some(site) = self.checked_site(first) {
-                    let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                    self.check(bad, site, idx, len);
+                    self.check_in_bounds(site, idx, len);
                 }
                 let elem_t = super::memory_scalar_type(self.ctx, elem);
                 let p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
@@ -44,8 +43,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     if let Some(site) = self.checked_site(first) {
                         let len = self.dynamic_shared_len(elem);
-                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, site, idx, len);
+                        self.check_in_bounds(site, idx, len);
                     }
                     let elem_t = super::memory_scalar_type(self.ctx, elem);
                     let p =
@@ -60,12 +58,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
         while let Some((p, rest)) = proj.split_first() {
             proj = rest;
             match (p, ty.clone()) {
-                (Proj::Index { index, .. }, Ty::Array(elem, n)) => {
+                (Proj::Index { index, .. }, Ty::Array(..)) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
-                    let len = i64t.const_int(n, false);
+                    let (len, next) = self.index_bound(&ty, Slot::Nothing);
                     if let Some(site) = self.checked_site(p) {
-                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, site, idx, len);
+                        self.check_in_bounds(site, idx, len);
                     }
                     let arr_t = value_type(self.ctx, &ty).expect("arrays have storage");
                     ptr = unsafe {
@@ -76,14 +73,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
                             "elem"
                         ))
                     };
-                    ty = *elem;
+                    ty = next;
                 }
                 (Proj::Index { index, .. }, Ty::Shared { elem, dims }) => {
                     let idx = self.expr(index).expect("usize index").into_int_value();
-                    let len = i64t.const_int(dims[0], false);
+                    let (len, next) = self.index_bound(&ty, Slot::Nothing);
                     if let Some(site) = self.checked_site(p) {
-                        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
-                        self.check(bad, site, idx, len);
+                        self.check_in_bounds(site, idx, len);
                     }
                     let arr_t = shared_global_type(self.ctx, elem, &dims);
                     ptr = unsafe {
@@ -94,14 +90,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                             "elem"
                         ))
                     };
-                    ty = if dims.len() > 1 {
-                        Ty::Shared {
-                            elem,
-                            dims: dims[1..].to_vec(),
-                        }
-                    } else {
-                        Ty::Scalar(elem)
-                    };
+                    ty = next;
                 }
                 (Proj::Field(i), Ty::Tuple(ts)) => {
                     let t = value_type(self.ctx, &ty).expect("tuples have storage");
@@ -123,9 +112,38 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ptr
     }
 
-    /// Whether a place's scalar lives in global or shared memory, where `bool` is a byte.
-    fn in_device_memory(&self, place: &Place) -> bool {
-        matches!(self.slot(place.base), Slot::Slice { .. } | Slot::Shared(_))
+    /// Whether a place is in global or shared memory (a slice or a shared array), not a
+    /// local; there `bool` is a byte.
+    pub(crate) fn in_device_memory(&self, place: &Place) -> bool {
+        matches!(
+            self.ir.locals[place.base].ty,
+            Ty::Slice { .. } | Ty::Shared { .. }
+        )
+    }
+
+    /// What an index into a value of type `ty` is checked against, and the type of what it
+    /// selects (`slot` holds a slice's length; other types do not need it).
+    pub(crate) fn index_bound(&mut self, ty: &Ty, slot: Slot<'ctx>) -> (IntValue<'ctx>, Ty) {
+        let i64t = self.ctx.i64_type();
+        match (ty, slot) {
+            (Ty::Slice { elem, .. }, Slot::Slice { len, .. }) => (len, Ty::Scalar(*elem)),
+            (Ty::Shared { elem, dims }, _) if dims.is_empty() => {
+                (self.dynamic_shared_len(*elem), Ty::Scalar(*elem))
+            }
+            (Ty::Shared { elem, dims }, _) => {
+                let next = if dims.len() > 1 {
+                    Ty::Shared {
+                        elem: *elem,
+                        dims: dims[1..].to_vec(),
+                    }
+                } else {
+                    Ty::Scalar(*elem)
+                };
+                (i64t.const_int(dims[0], false), next)
+            }
+            (Ty::Array(elem, n), _) => (i64t.const_int(*n, false), (**elem).clone()),
+            (t, _) => unreachable!("an index into {t}"),
+        }
     }
 
     /// Loads the value of a place.
@@ -223,6 +241,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .build_int_z_extend(bytes, self.ctx.i64_type(), "dyn_smem64"));
         let size = self.ctx.i64_type().const_int(elem.bytes() as u64, false);
         ok!(self.b.build_int_unsigned_div(bytes, size, "dyn_len"))
+    }
+
+    /// Stops the thread at check `site` unless `idx < len`.
+    pub(crate) fn check_in_bounds(&mut self, site: u32, idx: IntValue<'ctx>, len: IntValue<'ctx>) {
+        let bad = ok!(self.b.build_int_compare(IntPredicate::UGE, idx, len, "oob"));
+        self.check(bad, site, idx, len);
     }
 
     /// Branches to the panic path when `bad` holds.
