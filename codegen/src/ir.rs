@@ -72,16 +72,8 @@ pub struct SharedAlloc {
     pub span: Span,
 }
 
-/// What a runtime check guards against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckKind {
-    /// An index out of bounds.
-    Index,
-    /// Integer division or remainder by zero.
-    DivZero,
-    /// `step_by(0)`.
-    StepZero,
-}
+/// What a runtime check guards against (shared with the simulator and the runtime).
+pub use cuprum_abi::CheckKind;
 
 /// A place in the source where a runtime check can fail.
 #[derive(Debug, Clone)]

@@ -2,7 +2,6 @@
 //! PTX and its typed `launch` (one `impl` per instance of a generic kernel).
 
 use cuprum_codegen::device::{device_calls, DeviceTable};
-use cuprum_codegen::ir::CheckKind;
 use cuprum_codegen::ty::Scalar;
 use cuprum_codegen::{compile, CompiledKernel, KernelOptions, KernelSource, Target};
 use proc_macro2::TokenStream;
@@ -483,17 +482,12 @@ fn emit_impl(
     let launcher = launcher(func, cfg, instance, &signature, &arg_names);
     let ptx = &k.ptx;
     let entry = &k.name;
-    let tag = cuprum_codegen::lower::kernel_tag(entry);
     let checked = options.checked;
     let max_threads = options.max_threads.unwrap_or(0);
     let sites = k.program.sites.iter().map(|s| {
-        let kind = match s.kind {
-            CheckKind::Index => quote!(Index),
-            CheckKind::DivZero => quote!(DivZero),
-            CheckKind::StepZero => quote!(StepZero),
-        };
+        let kind = format_ident!("{}", s.kind.name());
         quote_spanned!(s.span=> ::cuprum::__private::Site {
-            kind: ::cuprum::__private::SiteKind::#kind,
+            kind: ::cuprum::__private::CheckKind::#kind,
             file: ::core::file!(),
             line: ::core::line!(),
             column: ::core::column!(),
@@ -557,7 +551,6 @@ fn emit_impl(
             #vis const INFO: ::cuprum::__private::KernelInfo = ::cuprum::__private::KernelInfo {
                 name: #entry,
                 ptx: #ptx,
-                tag: #tag,
                 checked: #checked,
                 max_threads: #max_threads,
                                 sites: &[#(#sites),*],

@@ -6,7 +6,8 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaFunction, CudaStream, CudaViewMut, LaunchArgs};
+use cudarc::driver::{CudaFunction, CudaStream, CudaViewMut, DevicePtrMut, LaunchArgs};
+use cuprum_abi::CheckKind;
 use cuprum_std::sim::{run_grid, GridSpec, SimSlice, SimSliceMut, Stop, Thread};
 
 use crate::buffer::{DeviceSlice, DeviceSliceMut, Repr, ReprMut};
@@ -45,22 +46,11 @@ pub fn launch_stream<S: LaunchStream + ?Sized>(stream: &S) -> &Stream {
     stream.launch_stream()
 }
 
-/// What a runtime check guards against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SiteKind {
-    /// An index out of bounds.
-    Index,
-    /// An integer division or remainder by zero.
-    DivZero,
-    /// `step_by(0)`.
-    StepZero,
-}
-
 /// A runtime check in a kernel's source.
 #[derive(Clone, Copy, Debug)]
 pub struct Site {
     /// What it checks.
-    pub kind: SiteKind,
+    pub kind: CheckKind,
     /// Source file.
     pub file: &'static str,
     /// Line, 1-based.
@@ -77,8 +67,6 @@ pub struct KernelInfo {
     pub name: &'static str,
     /// The PTX module.
     pub ptx: &'static str,
-    /// The tag its panic path writes (FNV-1a of the name).
-    pub tag: u32,
     /// Whether the kernel takes the panic-record parameter.
     pub checked: bool,
     /// `max_threads` from `#[kernel(max_threads = N)]`, 0 when unset.
@@ -96,32 +84,33 @@ pub struct KernelInfo {
     pub sass: &'static [(u32, &'static [u8])],
 }
 
+/// Every kernel launched on a GPU, by kernel id - 1 (0 is the id of a module nobody
+/// registered).
+///
+/// The id is what a checked kernel's panic path records (see `cuprum_abi::KERNEL_ID_SYMBOL`).
+/// It is handed out per [`FunctionCache`], the one `static` in each kernel's `launch`: `INFO`
+/// is a `const`, whose address is not unique, and two kernels may share a name (in different
+/// modules) and even their PTX.
 static REGISTRY: Mutex<Vec<&'static KernelInfo>> = Mutex::new(Vec::new());
 
-fn register(info: &'static KernelInfo) {
+fn register(info: &'static KernelInfo) -> Result<u32> {
     let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    if !r
-        .iter()
-        .any(|k| std::ptr::eq(*k, info) || (k.tag == info.tag && k.ptx == info.ptx))
-    {
-        r.push(info);
-    }
+    r.push(info);
+    u32::try_from(r.len())
+        .map_err(|_| Error::LaunchConfig("more than 2^32 - 1 kernels were registered".into()))
 }
 
-/// The kernel whose panic path writes `tag`.
-pub(crate) fn lookup_kernel(tag: u32) -> Option<&'static KernelInfo> {
-    REGISTRY
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .copied()
-        .find(|k| k.tag == tag)
+/// The kernel whose module holds `id`.
+pub(crate) fn lookup_kernel(id: u32) -> Option<&'static KernelInfo> {
+    let r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    r.get((id as usize).checked_sub(1)?).copied()
 }
 
 /// One kernel's loaded functions, one per CUDA context: the module is loaded on the first
-/// launch in a context and reused after.
+/// launch in a context and reused after. Also the kernel's identity: its id in the registry.
 pub struct FunctionCache {
     entries: Mutex<Vec<(usize, Loaded)>>,
+    id: OnceLock<u32>,
 }
 
 #[derive(Clone)]
@@ -141,6 +130,7 @@ impl FunctionCache {
     pub const fn new() -> FunctionCache {
         FunctionCache {
             entries: Mutex::new(Vec::new()),
+            id: OnceLock::new(),
         }
     }
 
@@ -153,14 +143,22 @@ impl FunctionCache {
         if let Some((_, l)) = entries.iter().find(|(k, _)| *k == key) {
             return Ok(l.clone());
         }
-        let (function, static_shared, max_threads) = load_function(ctx, dev, info)?;
+        // `entries` is locked: one thread registers the kernel.
+        let id = match self.id.get() {
+            Some(&id) => id,
+            None => {
+                let id = register(info)?;
+                let _ = self.id.set(id);
+                id
+            }
+        };
+        let (function, static_shared, max_threads) = load_function(ctx, dev, info, Some(id))?;
         let loaded = Loaded {
             static_shared,
             max_threads,
             dynamic_limit: Arc::new(Mutex::new(dev.max_shared_per_block)),
             function,
         };
-        register(info);
         entries.push((key, loaded.clone()));
         Ok(loaded)
     }
@@ -178,15 +176,36 @@ pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc
 }
 
 /// Loads `info`'s module into `ctx` (the cubin for the device when there is one) and returns
-/// the kernel with its static shared memory and the most threads per block it can run.
+/// the kernel with its static shared memory and the most threads per block it can run. A
+/// checked kernel that will be launched gets its registry id written into the module.
 pub(crate) fn load_function(
     ctx: &Arc<cudarc::driver::CudaContext>,
     dev: &DeviceCore,
     info: &KernelInfo,
+    id: Option<u32>,
 ) -> Result<(CudaFunction, u32, u32)> {
     let module = ctx
         .load_module(module_image(dev, info))
         .during("loading a kernel's module")?;
+    if let (true, Some(id)) = (info.checked, id) {
+        let stream = ctx.default_stream();
+        let mut global = module
+            .get_global(cuprum_abi::KERNEL_ID_SYMBOL, &stream)
+            .during("finding the kernel's id in its module")?;
+        if global.len() != std::mem::size_of::<u32>() {
+            return Err(Error::LaunchConfig(format!(
+                "kernel `{}`: its module's `{}` has {} bytes, not 4 (a module from another version of Cuprum?)",
+                info.name,
+                cuprum_abi::KERNEL_ID_SYMBOL,
+                global.len()
+            )));
+        }
+        let (ptr, _record) = global.device_ptr_mut(&stream);
+        // SAFETY: `ptr` is the module's 4-byte global, just checked; the copy is synchronous
+        // and nothing runs this module yet.
+        unsafe { cudarc::driver::result::memcpy_htod_sync(ptr, &[id]) }
+            .during("writing the kernel's id into its module")?;
+    }
     let function = module
         .load_function(info.name)
         .during("finding the kernel in its module")?;

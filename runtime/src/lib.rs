@@ -75,8 +75,9 @@ pub mod prelude {
 pub mod __private {
     pub use crate::expansion::{
         backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
-        GpuStream, KernelInfo, LaunchStream, SimStream, Site, SiteKind,
+        GpuStream, KernelInfo, LaunchStream, SimStream, Site,
     };
     pub use cudarc::driver::PushKernelArg;
+    pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
 }

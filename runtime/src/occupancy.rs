@@ -87,7 +87,7 @@ impl Kernel {
         {
             return Ok(Kernel::Gpu(l.clone()));
         }
-        let (function, static_shared, max_threads) = load_function(ctx, dev, info)?;
+        let (function, static_shared, max_threads) = load_function(ctx, dev, info, None)?;
         // Queries may ask for any dynamic size the device allows (launches raise the limit
         // of their own handle as they need).
         function

@@ -5,7 +5,7 @@
 //! record). The first failing thread claims the word with an atomic compare-and-swap in device
 //! memory, fills the host record with plain stores, and every failing thread exits. After a
 //! synchronisation the host reads the record directly: no copy, nothing on the launch path.
-//! Host record layout: see `cuprum_codegen::lower` (`__cuprum_panic`).
+//! The layout is `cuprum_abi::record`, which the compiler's `__cuprum_panic` writes.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -13,12 +13,9 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr};
 
 use crate::error::{DriverContext, Error, KernelPanic, Result};
-use crate::expansion::{lookup_kernel, SiteKind};
+use crate::expansion::lookup_kernel;
+use cuprum_abi::record::{self, HOST_BYTES};
 use cuprum_std::Dim3;
-
-const HOST_BYTES: usize = 64;
-/// `state` value meaning "the record is complete".
-const COMPLETE: u32 = 2;
 
 pub(crate) struct PanicRecord {
     claim: CudaSlice<u64>,
@@ -60,7 +57,9 @@ impl PanicRecord {
                 ctx: ctx.clone(),
             }
         };
-        match mapped_result.and_then(|_| cuda.clone_htod(&[0u64, mapped])) {
+        const _: () = assert!(record::CLAIM_BYTES == 16 && record::CLAIM_HOST_ADDRESS == 8);
+        let claim = [record::UNCLAIMED as u64, mapped];
+        match mapped_result.and_then(|_| cuda.clone_htod(&claim)) {
             Ok(claim) => Ok(record(claim)),
             Err(e) => {
                 // SAFETY: allocated above, not shared yet.
@@ -87,34 +86,28 @@ impl PanicRecord {
 
     /// After a synchronisation: reports and clears a recorded failure.
     pub fn take(&self, stream: &CudaStream) -> Result<()> {
-        if self.read::<u32>(0) != COMPLETE {
+        if self.read::<u32>(record::STATE) != record::COMPLETE {
             return Ok(());
         }
-        let tag: u32 = self.read(4);
-        let site: u32 = self.read(8);
-        let index: u64 = self.read(16);
-        let len: u64 = self.read(24);
+        let id: u32 = self.read(record::KERNEL);
+        let site: u32 = self.read(record::SITE);
+        let index: u64 = self.read(record::INDEX);
+        let len: u64 = self.read(record::LEN);
         let dim = |o: usize| Dim3::new(self.read(o), self.read(o + 4), self.read(o + 8));
-        let (block, thread) = (dim(32), dim(44));
+        let (block, thread) = (dim(record::BLOCK), dim(record::THREAD));
         // SAFETY: as in `new`; the kernel that wrote the record has finished.
         unsafe { std::ptr::write_bytes(self.host.as_ptr(), 0, HOST_BYTES) };
         // SAFETY: the claim word is 4 bytes of our 16-byte allocation.
-        unsafe { sys::cuMemsetD32Async(self.claim_ptr, 0, 1, stream.cu_stream()) }
+        unsafe { sys::cuMemsetD32Async(self.claim_ptr, record::UNCLAIMED, 1, stream.cu_stream()) }
             .result()
             .during("clearing the panic record")?;
-        let (kernel, info) = match lookup_kernel(tag) {
+        let (kernel, info) = match lookup_kernel(id) {
             Some(info) => (info.name.to_string(), info.sites.get(site as usize)),
-            None => (format!("<unknown kernel {tag:#x}>"), None),
+            None => (format!("<unknown kernel {id}>"), None),
         };
         let (message, file, line, column) = match info {
             Some(s) => (
-                match s.kind {
-                    SiteKind::Index => {
-                        format!("index out of bounds: the len is {len} but the index is {index}")
-                    }
-                    SiteKind::DivZero => "attempt to divide by zero".to_string(),
-                    SiteKind::StepZero => "assertion failed: step != 0".to_string(),
-                },
+                s.kind.message(index, len).to_string(),
                 s.file,
                 s.line,
                 s.column,

@@ -890,7 +890,8 @@ impl Checker<'_> {
         {
             match &r.kind {
                 ExprKind::Int(v) if *v != 0 => None,
-                _ => self.site(CheckKind::DivZero, span_of(node)),
+                _ if op == BinOp::Div => self.site(CheckKind::DivZero, span_of(node)),
+                _ => self.site(CheckKind::RemZero, span_of(node)),
             }
         } else {
             None

@@ -20,6 +20,8 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 
+use cuprum_abi::{KERNEL_ID_SYMBOL, PANIC_FN};
+
 use crate::ir::{Function, LocalId, Program};
 use crate::options::KernelOptions;
 use crate::ty::{Scalar, Ty};
@@ -38,9 +40,6 @@ pub struct Lowered<'ctx> {
     /// libdevice functions called, with the span of each call (for a missing-libdevice error).
     pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
 }
-
-/// The name of the cold function that records a failed check.
-pub const PANIC_FN: &str = "__cuprum_panic";
 
 /// Unwraps a builder result: these fail only when the lowering itself is wrong.
 macro_rules! ok {
@@ -75,20 +74,17 @@ pub fn lower_program<'ctx>(
         .enumerate()
         .map(|(i, f)| declare_device_fn(ctx, &module, f, i, options.checked))
         .collect();
-    let tag = kernel_tag(entry_name);
     let mut libdevice_uses = Vec::new();
     for (f, &func) in program.functions.iter().zip(&fns) {
         let mut lower = FnLower::new(ctx, &module, f, func, options, panic_fn);
         lower.shared = shared.clone();
         lower.fns = fns.clone();
-        lower.kernel_tag = tag;
         lower.body(false);
         libdevice_uses.append(&mut lower.libdevice_uses);
     }
     let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
     lower.shared = shared;
     lower.fns = fns;
-    lower.kernel_tag = tag;
     lower.body(true);
     libdevice_uses.append(&mut lower.libdevice_uses);
     drop(lower);
@@ -226,8 +222,6 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
     /// The kernel's panic-record parameter (checked kernels only).
     pub panic_arg: Option<PointerValue<'ctx>>,
-    /// Hash of the entry name, recorded with a failed check so the host knows the kernel.
-    pub kernel_tag: u32,
     /// The index projections whose checks already ran ahead of their run of statements
     /// (see `hoist.rs`), by address.
     pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
@@ -236,13 +230,6 @@ pub(crate) struct FnLower<'a, 'ctx> {
     /// at the run's start), by address.
     pub check_mode: Option<std::collections::HashSet<*const crate::ir::Expr>>,
     entry: BasicBlock<'ctx>,
-}
-
-/// FNV-1a, 32 bits: the tag a kernel writes into its panic record.
-pub fn kernel_tag(name: &str) -> u32 {
-    name.bytes().fold(0x811c_9dc5u32, |h, b| {
-        (h ^ b as u32).wrapping_mul(0x0100_0193)
-    })
 }
 
 fn declare_kernel<'ctx>(
@@ -373,27 +360,19 @@ pub(crate) fn shared_global_type<'ctx>(
     t
 }
 
-/// `void __cuprum_panic(ptr addrspace(1) record, i32 tag, i32 site, i64 index, i64 len)`:
-/// the first failing thread of a launch fills the host-visible record; every failing thread
-/// then exits.
-///
-/// Record layout (device memory): `u32 claimed`, `u32 pad`, `u64 host_record`. The host record
-/// (mapped host memory) is `u32 state (2 = complete)`, `u32 tag`, `u32 site`, `u32 pad`,
-/// `u64 index`, `u64 len`, `u32 block[3]`, `u32 thread[3]`.
+/// `void __cuprum_panic(ptr addrspace(1) claim, i32 site, i64 index, i64 len)`: the first
+/// failing thread of a launch fills the host-visible record (layout:
+/// [`cuprum_abi::record`]), with the kernel's id read from the module's
+/// [`KERNEL_ID_SYMBOL`] global (written by the runtime when it loads the module); every
+/// failing thread then exits.
 fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> FunctionValue<'ctx> {
+    use cuprum_abi::record;
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let gptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
-    let fn_ty = ctx.void_type().fn_type(
-        &[
-            gptr.into(),
-            i32t.into(),
-            i32t.into(),
-            i64t.into(),
-            i64t.into(),
-        ],
-        false,
-    );
+    let fn_ty = ctx
+        .void_type()
+        .fn_type(&[gptr.into(), i32t.into(), i64t.into(), i64t.into()], false);
     let f = module.add_function(PANIC_FN, fn_ty, Some(Linkage::Internal));
     for attr in ["noinline", "cold", "noreturn", "nounwind"] {
         f.add_attribute(
@@ -401,6 +380,11 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
             ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0),
         );
     }
+    // External, so that neither LLVM nor ptxas assumes its initial value: the runtime
+    // overwrites it after loading the module.
+    let kernel_id = module.add_global(i32t, Some(AddressSpace::from(GLOBAL)), KERNEL_ID_SYMBOL);
+    kernel_id.set_initializer(&i32t.const_zero());
+    kernel_id.set_alignment(4);
     let b = ctx.create_builder();
     let entry = ctx.append_basic_block(f, "entry");
     let won = ctx.append_basic_block(f, "won");
@@ -409,8 +393,8 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
     let rec = f.get_nth_param(0).unwrap().into_pointer_value();
     let claimed = ok!(b.build_cmpxchg(
         rec,
-        i32t.const_zero(),
-        i32t.const_int(1, false),
+        i32t.const_int(record::UNCLAIMED as u64, false),
+        i32t.const_int(record::CLAIMED as u64, false),
         inkwell::AtomicOrdering::Monotonic,
         inkwell::AtomicOrdering::Monotonic
     ));
@@ -419,7 +403,12 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
 
     b.position_at_end(won);
     let host_slot = unsafe {
-        ok!(b.build_in_bounds_gep(ctx.i8_type(), rec, &[i64t.const_int(8, false)], "host_slot"))
+        ok!(b.build_in_bounds_gep(
+            ctx.i8_type(),
+            rec,
+            &[i64t.const_int(record::CLAIM_HOST_ADDRESS as u64, false)],
+            "host_slot"
+        ))
     };
     let host_addr = ok!(b.build_load(i64t, host_slot, "host_addr"));
     ok!(host_addr
@@ -428,12 +417,12 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
         .set_alignment(8));
     let host_addr = host_addr.into_int_value();
     let host = ok!(b.build_int_to_ptr(host_addr, gptr, "host"));
-    let store = |offset: u64, v: BasicValueEnum<'ctx>| {
+    let store = |offset: usize, v: BasicValueEnum<'ctx>| {
         let p = unsafe {
             ok!(b.build_in_bounds_gep(
                 ctx.i8_type(),
                 host,
-                &[i64t.const_int(offset, false)],
+                &[i64t.const_int(offset as u64, false)],
                 "field"
             ))
         };
@@ -441,10 +430,12 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
         ok!(st.set_volatile(true));
         ok!(st.set_alignment(if offset.is_multiple_of(8) { 8 } else { 4 }));
     };
-    store(4, f.get_nth_param(1).unwrap());
-    store(8, f.get_nth_param(2).unwrap());
-    store(16, f.get_nth_param(3).unwrap());
-    store(24, f.get_nth_param(4).unwrap());
+    let id = ok!(b.build_load(i32t, kernel_id.as_pointer_value(), "kernel_id"));
+    ok!(id.as_instruction_value().expect("a load").set_alignment(4));
+    store(record::KERNEL, id);
+    store(record::SITE, f.get_nth_param(1).unwrap());
+    store(record::INDEX, f.get_nth_param(2).unwrap());
+    store(record::LEN, f.get_nth_param(3).unwrap());
     let sreg = |name: &str| -> BasicValueEnum<'ctx> {
         let decl = builtin::intrinsic(module, name, &[]);
         ok!(b.build_call(decl, &[], name))
@@ -454,16 +445,19 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
     };
     for (i, axis) in ["x", "y", "z"].iter().enumerate() {
         store(
-            32 + 4 * i as u64,
+            record::BLOCK + 4 * i,
             sreg(&format!("llvm.nvvm.read.ptx.sreg.ctaid.{axis}")),
         );
         store(
-            44 + 4 * i as u64,
+            record::THREAD + 4 * i,
             sreg(&format!("llvm.nvvm.read.ptx.sreg.tid.{axis}")),
         );
     }
     ok!(b.build_fence(inkwell::AtomicOrdering::SequentiallyConsistent, false, ""));
-    store(0, i32t.const_int(2, false).into());
+    store(
+        record::STATE,
+        i32t.const_int(record::COMPLETE as u64, false).into(),
+    );
     ok!(b.build_unconditional_branch(done));
 
     b.position_at_end(done);
@@ -499,7 +493,6 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             fns: Vec::new(),
             libdevice_uses: Vec::new(),
             panic_arg: None,
-            kernel_tag: 0,
             prechecked: std::collections::HashSet::new(),
             check_mode: None,
             entry,

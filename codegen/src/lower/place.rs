@@ -282,7 +282,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let (index, len) = (widen(index), widen(len));
         let args = [
             record.into(),
-            i32t.const_int(self.kernel_tag as u64, false).into(),
             i32t.const_int(site as u64, false).into(),
             index.into(),
             len.into(),

@@ -6,6 +6,8 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
+use cuprum_abi::CheckKind;
+
 use super::{thread::Thread, Loc, Stop};
 
 /// A scalar the simulator can store: loads and stores are atomic accesses of its width.
@@ -207,7 +209,9 @@ impl<T> SimSliceMut<T> {
 
 fn out_of_bounds(t: &Thread, index: usize, len: usize, loc: &'static Loc) -> Stop {
     t.fail(
-        format!("index out of bounds: the len is {len} but the index is {index}"),
+        CheckKind::Index
+            .message(index as u64, len as u64)
+            .to_string(),
         Some(*loc),
     )
 }
@@ -387,7 +391,7 @@ sim_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 #[inline]
 pub fn div<T: SimInt + PartialEq>(t: &Thread, a: T, b: T, loc: &'static Loc) -> Result<T, Stop> {
     if b == T::ZERO {
-        return Err(t.fail("attempt to divide by zero".into(), Some(*loc)));
+        return Err(t.fail(CheckKind::DivZero.message(0, 0).to_string(), Some(*loc)));
     }
     Ok(a.wdiv(b))
 }
@@ -396,10 +400,7 @@ pub fn div<T: SimInt + PartialEq>(t: &Thread, a: T, b: T, loc: &'static Loc) -> 
 #[inline]
 pub fn rem<T: SimInt + PartialEq>(t: &Thread, a: T, b: T, loc: &'static Loc) -> Result<T, Stop> {
     if b == T::ZERO {
-        return Err(t.fail(
-            "attempt to calculate the remainder with a divisor of zero".into(),
-            Some(*loc),
-        ));
+        return Err(t.fail(CheckKind::RemZero.message(0, 0).to_string(), Some(*loc)));
     }
     Ok(a.wrem(b))
 }

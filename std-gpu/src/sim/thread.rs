@@ -4,6 +4,7 @@
 use std::cell::{Cell, RefCell};
 
 use corosensei::Yielder;
+use cuprum_abi::CheckKind;
 
 use super::memory::{SharedArray, SimSliceMut};
 use super::warp::{WarpOp, WarpOpKind};
@@ -176,7 +177,9 @@ impl Thread {
             Ok(index)
         } else {
             Err(self.fail(
-                format!("index out of bounds: the len is {len} but the index is {index}"),
+                CheckKind::Index
+                    .message(index as u64, len as u64)
+                    .to_string(),
                 Some(*loc),
             ))
         }
@@ -186,7 +189,7 @@ impl Thread {
     #[inline]
     pub fn step(&self, step: usize, loc: &'static Loc) -> Result<usize, Stop> {
         if step == 0 {
-            Err(self.fail("assertion failed: step != 0".into(), Some(*loc)))
+            Err(self.fail(CheckKind::StepZero.message(0, 0).to_string(), Some(*loc)))
         } else {
             Ok(step)
         }

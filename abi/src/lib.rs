@@ -1,0 +1,193 @@
+//! What Cuprum's compiler (`cuprum-codegen`), its simulator (`cuprum-std`) and its runtime
+//! (`cuprum`) must agree on at the binary level, written once: the layout of the record a
+//! failed check fills, the kinds of runtime checks and the message each prints (Rust's own
+//! wording), and the names of the symbols generated code and the runtime share.
+//!
+//! Nothing here depends on anything: each side reads the same constants, so a change is one
+//! edit that every side sees.
+
+#![no_std]
+#![deny(missing_docs)]
+
+use core::fmt;
+
+/// The cold device function a failed check calls.
+pub const PANIC_FN: &str = "__cuprum_panic";
+
+/// The `u32` global in each checked kernel's module that holds its kernel id. The runtime
+/// writes it when it loads the module (ids are handed out by its kernel registry, one per
+/// kernel, so two kernels never share one); the panic path copies it into the record.
+pub const KERNEL_ID_SYMBOL: &str = "__cuprum_kernel_id";
+
+/// The record a stream's checked kernels report a failed check to.
+///
+/// The kernel's hidden last parameter is the address of the *claim* (device memory):
+/// `u32 claimed`, `u32 pad`, `u64 host record address`. The first failing thread claims it
+/// with a compare-and-swap of [`UNCLAIMED`](record::UNCLAIMED) to
+/// [`CLAIMED`](record::CLAIMED), fills the host record (mapped, pinned host memory) with plain
+/// stores, fences, and stores [`COMPLETE`](record::COMPLETE) into its state last; every
+/// failing thread then exits.
+pub mod record {
+    /// Bytes of the claim (device memory).
+    pub const CLAIM_BYTES: usize = 16;
+    /// Offset in the claim of the host record's address (`u64`).
+    pub const CLAIM_HOST_ADDRESS: usize = 8;
+    /// The claim word before any thread failed.
+    pub const UNCLAIMED: u32 = 0;
+    /// The claim word once a thread failed.
+    pub const CLAIMED: u32 = 1;
+
+    /// Bytes of the host record.
+    pub const HOST_BYTES: usize = 64;
+    /// `u32`: [`COMPLETE`] once the record is filled.
+    pub const STATE: usize = 0;
+    /// `u32`: the failing kernel's id (see [`KERNEL_ID_SYMBOL`](crate::KERNEL_ID_SYMBOL)).
+    pub const KERNEL: usize = 4;
+    /// `u32`: the failed check's site number (an index into the kernel's site table).
+    pub const SITE: usize = 8;
+    /// `u64`: the failing index (index checks).
+    pub const INDEX: usize = 16;
+    /// `u64`: the length indexed (index checks).
+    pub const LEN: usize = 24;
+    /// `u32[3]`: the failing thread's block.
+    pub const BLOCK: usize = 32;
+    /// `u32[3]`: the failing thread within its block.
+    pub const THREAD: usize = 44;
+    /// The state of a complete record.
+    pub const COMPLETE: u32 = 2;
+
+    const _: () = assert!(THREAD + 12 <= HOST_BYTES);
+}
+
+/// What a runtime check guards against. Each kind's [`message`](CheckKind::message) is the
+/// one Rust's own panic prints for the same failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    /// An index out of bounds.
+    Index,
+    /// An integer division by zero.
+    DivZero,
+    /// An integer remainder by zero.
+    RemZero,
+    /// `step_by(0)`.
+    StepZero,
+}
+
+impl CheckKind {
+    /// Every kind.
+    pub const ALL: [CheckKind; 4] = [
+        CheckKind::Index,
+        CheckKind::DivZero,
+        CheckKind::RemZero,
+        CheckKind::StepZero,
+    ];
+
+    /// The variant's name, as code that names it spells it (`CheckKind::Index`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CheckKind::Index => "Index",
+            CheckKind::DivZero => "DivZero",
+            CheckKind::RemZero => "RemZero",
+            CheckKind::StepZero => "StepZero",
+        }
+    }
+
+    /// The failure's message, as Rust prints it. `index` and `len` are the failing index and
+    /// the length indexed (only index checks use them).
+    pub const fn message(self, index: u64, len: u64) -> Message {
+        Message {
+            kind: self,
+            index,
+            len,
+        }
+    }
+}
+
+/// A failed check's message (see [`CheckKind::message`]); `Display` writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Message {
+    kind: CheckKind,
+    index: u64,
+    len: u64,
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            CheckKind::Index => write!(
+                f,
+                "index out of bounds: the len is {} but the index is {}",
+                self.len, self.index
+            ),
+            CheckKind::DivZero => f.write_str("attempt to divide by zero"),
+            CheckKind::RemZero => {
+                f.write_str("attempt to calculate the remainder with a divisor of zero")
+            }
+            CheckKind::StepZero => f.write_str("assertion failed: step != 0"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::format;
+    use std::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn names_are_the_variants() {
+        for kind in CheckKind::ALL {
+            assert_eq!(kind.name(), format!("{kind:?}"));
+        }
+    }
+
+    /// The messages are Rust's: each is compared with the panic of the same failure in
+    /// ordinary Rust.
+    #[test]
+    fn messages_are_rusts() {
+        fn panic_of(f: impl FnOnce() + std::panic::UnwindSafe) -> std::string::String {
+            let hook = std::panic::take_hook();
+            std::panic::set_hook(std::boxed::Box::new(|_| {}));
+            let p = std::panic::catch_unwind(f).expect_err("the closure panics");
+            std::panic::set_hook(hook);
+            p.downcast_ref::<std::string::String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .expect("a message")
+        }
+        let zero = std::hint::black_box(0u32);
+        let v = std::hint::black_box([1u32, 2, 3]);
+        let i = std::hint::black_box(7usize);
+        let cases = [
+            (
+                CheckKind::Index.message(7, 3),
+                panic_of(move || {
+                    std::hint::black_box(v[i]);
+                }),
+            ),
+            (
+                CheckKind::DivZero.message(0, 0),
+                panic_of(move || {
+                    std::hint::black_box(1 / zero);
+                }),
+            ),
+            (
+                CheckKind::RemZero.message(0, 0),
+                panic_of(move || {
+                    std::hint::black_box(1 % zero);
+                }),
+            ),
+            (
+                CheckKind::StepZero.message(0, 0),
+                panic_of(move || {
+                    let _ = std::hint::black_box((0..4).step_by(zero as usize));
+                }),
+            ),
+        ];
+        for (ours, rusts) in cases {
+            assert_eq!(ours.to_string(), rusts);
+        }
+    }
+}
