@@ -32,8 +32,11 @@ fn pipeline<'a>(
     stream.capture(move |s| {
         step::launch(s, cfg, dy, m1, c1)?;
         launch!(step<<<LaunchConfig::for_elements(hi - lo, 128).grid, 128, s>>>(&mut dy.slice_mut(lo..hi), m2, c2))?;
-        affine::launch(s, cfg, dz, &*dy, m3, c3)?;
-        affine::launch(s, cfg, &mut dz.slice_mut(..lo), &dx.slice(..lo), 1, 0)
+        // SAFETY: `affine` guards its index by the lengths of both slices.
+        unsafe {
+            affine::launch(s, cfg, dz, &*dy, m3, c3)?;
+            affine::launch(s, cfg, &mut dz.slice_mut(..lo), &dx.slice(..lo), 1, 0)
+        }
     })
 }
 
@@ -95,7 +98,8 @@ fn a_graph_keeps_the_memory_its_launches_use() -> cuprum::Result<()> {
             // A buffer that dies with the closure: the graph keeps its memory (on the
             // simulator the closure runs again at each replay and makes a new one).
             let tmp = other.to_device(&x)?;
-            affine::launch(s, LaunchConfig::for_elements(n, 256), &mut y, &tmp, m, c)
+            // SAFETY: `affine` guards its index by the lengths of both slices.
+            unsafe { affine::launch(s, LaunchConfig::for_elements(n, 256), &mut y, &tmp, m, c) }
         })?;
         graph.launch()?;
         graph.launch()?;

@@ -79,7 +79,8 @@ fn unchecked_kernels_compute_the_same() -> cuprum::Result<()> {
     let x = cuprum_testkit::random_f32(777, -1.0, 1.0);
     let dx = stream.to_device(&x)?;
     let mut out = stream.to_device(&vec![f32::NAN; 777])?;
-    launch!(unchecked_copy<<<4, 256, stream>>>(&mut out, &dx))?;
+    // SAFETY: `unchecked_copy` guards its index by `x.len()`, and `out` is as long as `x`.
+    unsafe { launch!(unchecked_copy<<<4, 256, stream>>>(&mut out, &dx)) }?;
     assert_eq!(stream.to_host(&out)?, x);
     assert!(!unchecked_copy::PTX.contains("__cuprum_panic"));
     Ok(())

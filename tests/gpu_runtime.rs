@@ -392,10 +392,17 @@ fn several_devices_each_run_and_refuse_each_others_memory() -> cuprum::Result<()
                 Err(Error::WrongDevice(_)) => {}
                 other => panic!("{what}, {} memory on {}: {other:?}", a.name(), b.name()),
             };
-            wrong(affine::launch(&sb, cfg, &mut yb, &xa, 3, 4), "reading");
-            wrong(affine::launch(&sb, cfg, &mut ya, &xb, 3, 4), "writing");
+            // SAFETY (each launch): `affine` guards its index by the lengths of both slices.
             wrong(
-                affine::launch(&sb, cfg, &mut ya.slice_mut(..), &xb.slice(..), 3, 4),
+                unsafe { affine::launch(&sb, cfg, &mut yb, &xa, 3, 4) },
+                "reading",
+            );
+            wrong(
+                unsafe { affine::launch(&sb, cfg, &mut ya, &xb, 3, 4) },
+                "writing",
+            );
+            wrong(
+                unsafe { affine::launch(&sb, cfg, &mut ya.slice_mut(..), &xb.slice(..), 3, 4) },
                 "views",
             );
             wrong(sb.to_host(&xa).map(drop), "to_host");
@@ -559,14 +566,17 @@ fn handles_are_send_and_sync_and_threads_launch_at_once() -> cuprum::Result<()> 
                     };
                     let mut out = stream.to_device(&vec![u32::MAX; n])?;
                     for round in 0..10u32 {
-                        affine::launch(
-                            &stream,
-                            LaunchConfig::for_elements(n, 256),
-                            &mut out,
-                            dx,
-                            m,
-                            c,
-                        )?;
+                        // SAFETY: `affine` guards its index by the lengths of both slices.
+                        unsafe {
+                            affine::launch(
+                                &stream,
+                                LaunchConfig::for_elements(n, 256),
+                                &mut out,
+                                dx,
+                                m,
+                                c,
+                            )
+                        }?;
                         step::launch(
                             &stream,
                             LaunchConfig::for_elements(n, 128),

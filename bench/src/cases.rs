@@ -145,7 +145,9 @@ pub fn reduce_sum_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
             let o = &mut *out.borrow_mut();
             match who {
                 Who::Cuprum => reduce_sum::launch(ctx.stream, cfg, o, &dx),
-                Who::Unchecked => reduce_sum_unchecked::launch(ctx.stream, cfg, o, &dx),
+                // SAFETY: `reduce_sum`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe { reduce_sum_unchecked::launch(ctx.stream, cfg, o, &dx) },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &one);
                     push_in(b, gpu(&dx), &n64);
@@ -199,7 +201,9 @@ pub fn histogram_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, 
             let o = &mut *bins.borrow_mut();
             match who {
                 Who::Cuprum => histogram::launch(ctx.stream, cfg, o, &dd),
-                Who::Unchecked => histogram_unchecked::launch(ctx.stream, cfg, o, &dd),
+                // SAFETY: `histogram`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe { histogram_unchecked::launch(ctx.stream, cfg, o, &dd) },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &nb64);
                     push_in(b, gpu(&dd), &n64);
@@ -250,7 +254,11 @@ pub fn transpose_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, 
             let o = &mut *out.borrow_mut();
             match who {
                 Who::Cuprum => transpose::launch(ctx.stream, cfg, o, &din, rows, cols),
-                Who::Unchecked => transpose_unchecked::launch(ctx.stream, cfg, o, &din, rows, cols),
+                // SAFETY: `transpose`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe {
+                    transpose_unchecked::launch(ctx.stream, cfg, o, &din, rows, cols)
+                },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &n64);
                     push_in(b, gpu(&din), &n64);
@@ -321,7 +329,11 @@ pub fn sgemm_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, Stri
             let o = &mut *c.borrow_mut();
             match who {
                 Who::Cuprum => sgemm::launch(ctx.stream, cfg, o, &da, &db, m, n, k),
-                Who::Unchecked => sgemm_unchecked::launch(ctx.stream, cfg, o, &da, &db, m, n, k),
+                // SAFETY: `sgemm`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe {
+                    sgemm_unchecked::launch(ctx.stream, cfg, o, &da, &db, m, n, k)
+                },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |bld| {
                     push_out(bld, gpu_mut(o), &c64);
                     push_in(bld, gpu(&da), &a64);
@@ -400,7 +412,9 @@ pub fn block_scan_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
             let o = &mut *out.borrow_mut();
             match who {
                 Who::Cuprum => block_scan::launch(ctx.stream, cfg, o, &din),
-                Who::Unchecked => block_scan_unchecked::launch(ctx.stream, cfg, o, &din),
+                // SAFETY: `block_scan`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe { block_scan_unchecked::launch(ctx.stream, cfg, o, &din) },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &n64);
                     push_in(b, gpu(&din), &n64);
@@ -458,7 +472,11 @@ pub fn softmax_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
             let o = &mut *out.borrow_mut();
             match who {
                 Who::Cuprum => softmax::launch(ctx.stream, cfg, o, &dx, cols),
-                Who::Unchecked => softmax_unchecked::launch(ctx.stream, cfg, o, &dx, cols),
+                // SAFETY: `softmax`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe {
+                    softmax_unchecked::launch(ctx.stream, cfg, o, &dx, cols)
+                },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &n64);
                     push_in(b, gpu(&dx), &n64);
@@ -513,7 +531,9 @@ pub fn jacobi_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, Str
             let o = &mut *out.borrow_mut();
             match who {
                 Who::Cuprum => jacobi::launch(ctx.stream, cfg, o, &din, nn),
-                Who::Unchecked => jacobi_unchecked::launch(ctx.stream, cfg, o, &din, nn),
+                // SAFETY: `jacobi`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe { jacobi_unchecked::launch(ctx.stream, cfg, o, &din, nn) },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(o), &n64);
                     push_in(b, gpu(&din), &n64);
@@ -597,9 +617,11 @@ pub fn black_scholes_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Ro
             let (c, p) = (&mut *call.borrow_mut(), &mut *put.borrow_mut());
             match who {
                 Who::Cuprum => black_scholes::launch(ctx.stream, cfg, c, p, &ds, &dx, &dt, r, v),
-                Who::Unchecked => {
+                // SAFETY: `black_scholes`'s body (one macro, `kernels.rs`) with the arguments and
+                // configuration its checked twin runs with, in bounds for them.
+                Who::Unchecked => unsafe {
                     black_scholes_unchecked::launch(ctx.stream, cfg, c, p, &ds, &dx, &dt, r, v)
-                }
+                },
                 Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
                     push_out(b, gpu_mut(c), &n64);
                     push_out(b, gpu_mut(p), &n64);

@@ -106,7 +106,8 @@ pub fn throughput(
         let mut d = stream.to_device(&y).map_err(err)?;
         match which {
             0 => saxpy::launch(&stream, cfg, &mut d, &dx, a).map_err(err)?,
-            1 => saxpy_unchecked::launch(&stream, cfg, &mut d, &dx, a).map_err(err)?,
+            // SAFETY: saxpy's body with the arguments the checked `saxpy` runs with.
+            1 => unsafe { saxpy_unchecked::launch(&stream, cfg, &mut d, &dx, a) }.map_err(err)?,
             _ => run_nvcc(&mut d).map_err(err)?,
         }
         outputs.push(stream.to_host(&d).map_err(err)?);
@@ -146,7 +147,8 @@ pub fn throughput(
         .map_err(err)?;
         restore(&mut dy)?;
         let a1 = device_ms(&stream, &guard, || {
-            saxpy_unchecked::launch(&stream, cfg, &mut dy, &dx, a)
+            // SAFETY: as in the correctness pass above.
+            unsafe { saxpy_unchecked::launch(&stream, cfg, &mut dy, &dx, a) }
         })
         .map_err(err)?;
         restore(&mut dy)?;
@@ -226,7 +228,9 @@ pub fn launch_cost(
             let t0 = Instant::now();
             for _ in 0..per_batch {
                 match which {
-                    0 => saxpy_unchecked::launch(&stream, cfg, &mut dy, &dx, a).map_err(err)?,
+                    // SAFETY: as in the correctness pass.
+                    0 => unsafe { saxpy_unchecked::launch(&stream, cfg, &mut dy, &dx, a) }
+                        .map_err(err)?,
                     1 => saxpy::launch(&stream, cfg, &mut dy, &dx, a).map_err(err)?,
                     _ => {
                         let mut b = cuda.launch_builder(&f);

@@ -422,11 +422,15 @@ fn emit_impl(
         ..
     } = instance;
     let signature = signature(params);
-    let doc_launch = format!(
+    let unsafety = launch_unsafety(options);
+    let mut doc_launch = format!(
         "Launches `{name}` on `stream`: `launch!({name}<<<grid, block, stream>>>(..))` is the same call.\n\n\
          # Errors\nAn invalid configuration or a buffer from another device is an error before anything runs; \
          driver errors. A failed check inside the kernel is reported by the stream's next synchronisation."
     );
+    if !options.checked {
+        doc_launch.push_str(UNCHECKED_SAFETY);
+    }
     let Some(k) = compiled else {
         // The kernel did not compile: the errors above say why. Keep the type and a `launch`
         // with as many parameters, each taking anything, so that code using the kernel
@@ -456,7 +460,7 @@ fn emit_impl(
             .filter(|(arg, _)| matches!(arg, syn::FnArg::Typed(_)))
             .map(|(_, local)| local)
             .collect();
-        let launcher = launcher(func, cfg, instance, &signature, &args);
+        let launcher = launcher(func, cfg, options, instance, &signature, &args);
         return quote! {
             #(#cfg)*
             #[allow(dead_code, unused_variables, clippy::too_many_arguments, clippy::type_complexity)]
@@ -466,7 +470,7 @@ fn emit_impl(
                 /// The kernel's PTX entry name.
                 #vis const NAME: &'static str = #entry;
                 #[doc = #doc_launch]
-                #vis fn launch(__cuprum_stream: &::cuprum::Stream, __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>, #(#signature),*) -> ::cuprum::Result<()> {
+                #vis #unsafety fn launch(__cuprum_stream: &::cuprum::Stream, __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>, #(#signature),*) -> ::cuprum::Result<()> {
                     ::core::unreachable!()
                 }
             }
@@ -479,7 +483,7 @@ fn emit_impl(
             HostParam::Slice { name, .. } | HostParam::Scalar { name, .. } => name,
         })
         .collect();
-    let launcher = launcher(func, cfg, instance, &signature, &arg_names);
+    let launcher = launcher(func, cfg, options, instance, &signature, &arg_names);
     let ptx = &k.ptx;
     let entry = &k.name;
     let checked = options.checked;
@@ -560,7 +564,7 @@ fn emit_impl(
             };
 
             #[doc = #doc_launch]
-            #vis fn launch(
+            #vis #unsafety fn launch(
                 __cuprum_stream: &::cuprum::Stream,
                 __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>,
                 #(#signature),*
@@ -593,12 +597,28 @@ fn emit_impl(
     }
 }
 
+/// The safety contract of an `unchecked` kernel's launch, appended to its docs.
+const UNCHECKED_SAFETY: &str = "\n\n# Safety\n\
+    The kernel is `#[kernel(unchecked)]`: on a GPU its indexing, divisions and `step_by` are \
+    not checked, so an index out of bounds reads or writes whatever memory lies there (another \
+    buffer's elements, or a fault that ends the context). The caller promises that for these \
+    arguments and this configuration every index the kernel computes is within its slice or \
+    array, and no integer divisor and no `step_by` step is zero. (The simulator checks every \
+    access of every kernel and reports a broken promise as `Error::KernelPanic`.)";
+
+/// `unsafe` for the launch functions of an `unchecked` kernel: its launch can write out of
+/// bounds, so only the caller's promise (`unsafe { launch!(..) }`) makes it sound.
+fn launch_unsafety(options: &KernelOptions) -> Option<TokenStream> {
+    (!options.checked).then(|| quote!(unsafe))
+}
+
 /// What `launch!` calls for one instance: `kernel::__cuprum_launcher(stream, config)` and the
 /// launcher's `launch(args..)`, which takes exactly the kernel's parameters, so that rustc's
 /// errors about the arguments of a `launch!` count and name only what the user wrote.
 fn launcher(
     func: &syn::ItemFn,
     cfg: &[&syn::Attribute],
+    options: &KernelOptions,
     instance: &Instance,
     signature: &[TokenStream],
     args: &[&syn::Ident],
@@ -611,6 +631,19 @@ fn launcher(
         launcher_name,
         ..
     } = instance;
+    let unsafety = launch_unsafety(options);
+    let (doc, call) = if options.checked {
+        (
+            "Launches the kernel with these arguments.".to_string(),
+            quote!(<#self_ty>::launch(self.stream, self.config, #(#args),*)),
+        )
+    } else {
+        (
+            format!("Launches the kernel with these arguments.{UNCHECKED_SAFETY}"),
+            // The caller of this `unsafe fn` made the kernel's promise.
+            quote!(unsafe { <#self_ty>::launch(self.stream, self.config, #(#args),*) }),
+        )
+    };
     quote! {
         #(#cfg)*
         #[allow(dead_code)]
@@ -624,9 +657,9 @@ fn launcher(
         #(#cfg)*
         #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]
         impl #impl_generics #launcher_ty {
-            /// Launches the kernel with these arguments.
-            #vis fn launch(self, #(#signature),*) -> ::cuprum::Result<()> {
-                <#self_ty>::launch(self.stream, self.config, #(#args),*)
+            #[doc = #doc]
+            #vis #unsafety fn launch(self, #(#signature),*) -> ::cuprum::Result<()> {
+                #call
             }
         }
     }

@@ -36,6 +36,16 @@ fn twice(v: u32) -> u32 {
     v * 2
 }
 
+// An unchecked kernel (generic too): launching it is `unsafe`, the caller's promise that every
+// index is in bounds.
+#[kernel(unchecked, instances(u32))]
+pub fn copy_unchecked<T: gpu::Int>(out: &mut [T], x: &[T]) {
+    let i = gpu::global_id_x();
+    if i < out.len() && i < x.len() {
+        out[i] = x[i];
+    }
+}
+
 // A kernel that calls a `#[device]` function is emitted after a second expansion step.
 #[kernel]
 pub fn doubled(out: &mut [u32]) {
@@ -82,6 +92,12 @@ fn run() -> cuprum::Result<()> {
     launch!(doubled<<<1, 64, stream>>>(&mut z))?;
     launch!(r#type<<<1, 1, stream>>>(&mut z))?;
     launch!(kept<<<1, 1, stream>>>(&mut z))?;
+    let v = stream.alloc_zeros::<u32>(64)?;
+    // SAFETY: the kernel guards its index by both lengths.
+    unsafe {
+        launch!(copy_unchecked::<u32><<<1, 64, stream>>>(&mut z, &v))?;
+        copy_unchecked::<u32>::launch(&stream, LaunchConfig::new(1, 32), &mut z.slice_mut(..32), &v)?;
+    }
     stream.synchronize()
 }
 
