@@ -718,12 +718,9 @@ impl Checker<'_> {
         let Some(elem) = elem else {
             return error_expr(span);
         };
-        let bytes = dims
-            .iter()
-            .product::<u64>()
-            .saturating_mul(elem.bytes() as u64);
-        if bytes > 227 * 1024 {
-            self.error(generics[1..].iter().map(|g| g.to_token_stream()).collect::<proc_macro2::TokenStream>(), format!("this shared array needs {bytes} bytes; a block has at most 227 KiB (232448 bytes) of shared memory"));
+        let sizes: proc_macro2::TokenStream =
+            generics[1..].iter().map(|g| g.to_token_stream()).collect();
+        if !self.static_shared_fits(elem, &dims, sizes) {
             return error_expr(span);
         }
         self.shared.push(SharedAlloc {

@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::Checker;
-use crate::ty::Ty;
+use crate::ty::{Scalar, Ty};
 
 /// How deeply expressions may nest. The checker and the lowering recurse over the syntax
 /// tree; a proc macro runs on rustc's 8 MiB stack, which holds about a thousand levels in a
@@ -68,6 +68,11 @@ pub fn check_nesting(tokens: &TokenStream) -> syn::Result<()> {
 /// 16 KiB array takes tens of seconds to compile); large data belongs in a buffer.
 const LOCAL_ARRAY_LIMIT: u64 = 1024;
 
+/// The most bytes of static shared memory (`.shared` variables) one kernel may declare: PTX
+/// allows 48 KiB on every target (ptxas: "uses too much shared data (.., 0xc000 max)"); more
+/// is only reachable as dynamic shared memory.
+pub(crate) const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
 /// The number of scalars in a value of type `ty`, or `None` for what arrays cannot hold.
 fn scalar_count(ty: &Ty) -> Option<u64> {
     match ty {
@@ -96,6 +101,50 @@ impl Checker<'_> {
         }
         self.depth += 1;
         true
+    }
+
+    /// Whether one more static shared array of `dims` elements of `elem` keeps the kernel's
+    /// static shared memory within [`STATIC_SHARED_LIMIT`]; reports at `at` (its sizes) when
+    /// not. Sizes are multiplied without overflow: `shared_array_2d::<u32, 4294967296,
+    /// 4294967296>()` is 2^66 bytes, not 0.
+    pub(super) fn static_shared_fits(
+        &mut self,
+        elem: Scalar,
+        dims: &[u64],
+        at: impl ToTokens,
+    ) -> bool {
+        if dims.is_empty() {
+            return true; // dynamic shared memory: sized at launch
+        }
+        let bytes = dims
+            .iter()
+            .try_fold(elem.bytes() as u128, |acc, &d| acc.checked_mul(d as u128));
+        let before: u64 = self
+            .shared
+            .iter()
+            .filter(|a| !a.dims.is_empty())
+            .map(|a| a.dims.iter().product::<u64>() * a.elem.bytes() as u64)
+            .sum();
+        let hint = "for more, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes (up to 227 KiB per block on sm_90)";
+        let limit = STATIC_SHARED_LIMIT;
+        match bytes {
+            Some(b) if b <= limit as u128 && before + b as u64 <= limit => true,
+            Some(b) if b <= limit as u128 => {
+                self.error(
+                    at,
+                    format!("this shared array needs {b} bytes, and the kernel's other static shared arrays {before}: together more than the 48 KiB ({limit} bytes) a kernel's static shared arrays may hold; {hint}"),
+                );
+                false
+            }
+            b => {
+                let b = b.map_or_else(|| "more than 2^128".to_string(), |b| b.to_string());
+                self.error(
+                    at,
+                    format!("this shared array needs {b} bytes; a kernel's static shared arrays hold at most 48 KiB ({limit} bytes); {hint}"),
+                );
+                false
+            }
+        }
     }
 
     /// Whether a local array of `n` elements of type `elem` is small enough to be a value;
