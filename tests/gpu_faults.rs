@@ -218,3 +218,20 @@ fn every_check_kind_reports_rusts_message() -> cuprum::Result<()> {
     assert_eq!((p.block.x, p.thread.x), (0, 0), "{p}");
     Ok(())
 }
+
+#[path = "kernels/param_limit.rs"]
+mod param_limit;
+
+/// The compiler's parameter-space limit is the one the driver applies: a kernel exactly at it
+/// loads and launches, and every parameter arrives.
+#[test]
+fn a_kernel_at_the_parameter_space_limit_launches() -> cuprum::Result<()> {
+    use param_limit::*;
+    let stream = device()?.default_stream();
+    let mut rng = fastrand::Rng::new();
+    let v: [u64; WIDE_PARAMS] = std::array::from_fn(|_| rng.u64(..));
+    let mut out = stream.to_device(&vec![u64::MAX; WIDE_PARAMS])?;
+    launch_widest(&stream, &mut out, &v)?;
+    assert_eq!(stream.to_host(&out)?, v);
+    Ok(())
+}

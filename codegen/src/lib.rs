@@ -16,6 +16,7 @@ pub mod launch;
 pub mod libdevice;
 pub mod lower;
 pub mod options;
+pub mod param_space;
 pub mod sass;
 pub mod sim;
 pub mod target;
@@ -97,6 +98,7 @@ pub fn compile(
         .target
         .clone()
         .unwrap_or_else(|| default_target.clone());
+    param_space::check(item, &program, options, &target)?;
     let ctx = Context::create();
     let lowered = lower::lower_program(&ctx, &program, options, &name);
     if let Some((_, span)) = lowered.libdevice_uses.first() {
