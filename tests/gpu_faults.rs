@@ -64,6 +64,29 @@ fn step_by_zero(out: &mut [u32], step: usize) {
     }
 }
 
+/// `out[i] = x[i] / d[i]`: threads whose `d[i]` is zero stop before their store.
+#[kernel]
+fn quotients(out: &mut [u32], x: &[u32], d: &[u32]) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let q = x[i] / d[i];
+        out[i] = q;
+    }
+}
+
+/// Each thread publishes `x[i]` in shared memory, divides (threads with a zero `d[i]` stop
+/// there, before the barrier), waits, and adds its right neighbour's value.
+#[kernel]
+fn neighbours(out: &mut [u32], x: &[u32], d: &[u32]) {
+    let s = gpu::shared_array::<u32, 256>();
+    let t = gpu::thread_idx().x as usize;
+    let i = gpu::global_id_x();
+    s[t] = x[i];
+    let q = 1000 / d[i];
+    gpu::sync_threads();
+    out[i] = s[(t + 1) % 256] + q;
+}
+
 /// The line of this file holding `needle`.
 fn line_of(needle: &str) -> u32 {
     include_str!("gpu_faults.rs")
@@ -233,5 +256,108 @@ fn a_kernel_at_the_parameter_space_limit_launches() -> cuprum::Result<()> {
     let mut out = stream.to_device(&vec![u64::MAX; WIDE_PARAMS])?;
     launch_widest(&stream, &mut out, &v)?;
     assert_eq!(stream.to_host(&out)?, v);
+    Ok(())
+}
+
+#[path = "kernels/big_frame.rs"]
+mod big_frame_kernel;
+
+/// A kernel that waits at a barrier (coroutines on the simulator) with a 320 KiB frame runs,
+/// rather than overflowing a simulated thread's stack.
+#[test]
+fn a_cooperative_kernel_with_large_local_arrays_runs() -> cuprum::Result<()> {
+    use big_frame_kernel::*;
+    let stream = device()?.default_stream();
+    let mut rng = fastrand::Rng::new();
+    let threads = 64;
+    let x: Vec<f64> = (0..threads).map(|_| rng.f64()).collect();
+    let s = rng.usize(0..1024);
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.to_device(&vec![f64::NAN; threads])?;
+    launch!(big_frame<<<1, threads as u32, stream>>>(&mut out, &dx, s))?;
+    let got = stream.to_host(&out)?;
+    for (t, g) in got.iter().enumerate() {
+        assert_eq!(*g, big_frame_ref(&x, s, t), "thread {t}");
+    }
+    Ok(())
+}
+
+/// Random distinct indices below `n`, a few of them.
+fn some_indices(rng: &mut fastrand::Rng, n: usize, count: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    while v.len() < count {
+        let i = rng.usize(0..n);
+        if !v.contains(&i) {
+            v.push(i);
+        }
+    }
+    v
+}
+
+/// A failed check stops its own thread only, as on a GPU: every other thread's writes land,
+/// and the failure of one of the failing threads is reported.
+#[test]
+fn a_failing_thread_stops_alone() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let mut rng = fastrand::Rng::new();
+    let n = 64 * 256;
+    let x: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+    let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
+    let bad = some_indices(&mut rng, n, 5);
+    for &b in &bad {
+        d[b] = 0;
+    }
+    let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
+    let poison = u32::MAX;
+    let mut out = stream.to_device(&vec![poison; n])?;
+    let r = launch!(quotients<<<64, 256, stream>>>(&mut out, &dx, &dd))
+        .and_then(|()| stream.synchronize());
+    let p = expect_panic(r, "quotients");
+    let failed = (p.block.x * 256 + p.thread.x) as usize;
+    assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
+    let got = stream.to_host(&out)?;
+    for i in 0..n {
+        let want = if bad.contains(&i) {
+            poison
+        } else {
+            x[i] / d[i]
+        };
+        assert_eq!(got[i], want, "element {i}");
+    }
+    Ok(())
+}
+
+/// A thread that stops before a barrier does not hold up the others (PTX: a barrier waits
+/// for the threads that have not exited): they pass it and write their results.
+#[test]
+fn a_thread_that_fails_before_a_barrier_does_not_hold_it_up() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let mut rng = fastrand::Rng::new();
+    let blocks = 8;
+    let n = blocks * 256;
+    let x: Vec<u32> = (0..n).map(|_| rng.u32(0..1 << 20)).collect();
+    let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
+    let bad = some_indices(&mut rng, n, 3);
+    for &b in &bad {
+        d[b] = 0;
+    }
+    let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
+    let poison = u32::MAX;
+    let mut out = stream.to_device(&vec![poison; n])?;
+    let r = launch!(neighbours<<<blocks as u32, 256, stream>>>(&mut out, &dx, &dd))
+        .and_then(|()| stream.synchronize());
+    let p = expect_panic(r, "neighbours");
+    let failed = (p.block.x * 256 + p.thread.x) as usize;
+    assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
+    let got = stream.to_host(&out)?;
+    for i in 0..n {
+        let right = i / 256 * 256 + (i % 256 + 1) % 256;
+        let want = if bad.contains(&i) {
+            poison
+        } else {
+            x[right] + 1000 / d[i]
+        };
+        assert_eq!(got[i], want, "element {i}");
+    }
     Ok(())
 }

@@ -16,6 +16,28 @@ use crate::ir::{
 use crate::ty::{Scalar, Ty};
 use crate::walk;
 
+/// The bytes of locals of the kernel and its device functions together: a bound on the
+/// frames one simulated thread's calls hold at once (there is no recursion), from which the
+/// simulator sizes its threads' stacks. Slices and shared arrays count as the views the
+/// emitted code holds.
+pub fn frame_bytes(program: &Program) -> u64 {
+    fn size(ty: &Ty) -> u64 {
+        match ty {
+            Ty::Scalar(s) => s.bytes() as u64,
+            Ty::Array(t, n) => size(t).saturating_mul(*n),
+            Ty::Tuple(ts) => ts.iter().map(size).fold(0, u64::saturating_add),
+            Ty::Dim3 => 12,
+            Ty::Slice { .. } | Ty::Shared { .. } => 16,
+            _ => 8,
+        }
+    }
+    std::iter::once(&program.kernel)
+        .chain(&program.functions)
+        .flat_map(|f| &f.locals)
+        .map(|l| size(&l.ty))
+        .fold(0, u64::saturating_add)
+}
+
 /// Whether the kernel's threads wait for each other (barriers, warp operations), so the
 /// simulator must run each block's threads concurrently.
 pub fn is_cooperative(program: &Program) -> bool {

@@ -533,6 +533,7 @@ fn emit_impl(
     let sim_body_name = format_ident!("__cuprum_sim_body");
     let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
     let cooperative = cuprum_codegen::sim::is_cooperative(&k.program);
+    let frame_bytes = cuprum_codegen::sim::frame_bytes(&k.program) as usize;
     let shared_bytes = cuprum_codegen::sim::static_shared_bytes(&k.program)
         .into_iter()
         .map(|b| b as usize);
@@ -560,6 +561,7 @@ fn emit_impl(
                                 sites: &[#(#sites),*],
                 sass: &[#(#sass),*],
                 cooperative: #cooperative,
+                frame_bytes: #frame_bytes,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
 

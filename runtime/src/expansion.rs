@@ -76,6 +76,9 @@ pub struct KernelInfo {
     /// Whether threads wait for each other (the simulator then runs each block's threads as
     /// coroutines).
     pub cooperative: bool,
+    /// The bytes of the kernel's locals (device functions' included): the simulator sizes
+    /// its threads' stacks from it.
+    pub frame_bytes: usize,
     /// Static shared arrays, for the simulator.
     pub shared: &'static [cuprum_std::sim::SharedDecl],
     /// Cubins assembled at build time (`CUPRUM_SASS`), by compute capability (major × 10 +
@@ -494,6 +497,7 @@ impl SimStream<'_> {
             shared: info.shared,
             dynamic_shared_bytes: config.shared_bytes as usize,
             cooperative: info.cooperative,
+            frame_bytes: info.frame_bytes,
             workers: dev.multiprocessors as usize,
         };
         if let Err(f) = run_grid(&spec, &body) {

@@ -9,10 +9,6 @@ use super::warp::{self, WarpOp, WarpOpKind};
 use super::{Failure, Loc, Stop};
 use crate::Dim3;
 
-/// Stack of one simulated thread. Kernels have no recursion and small frames; pages are
-/// only committed when touched.
-const STACK_BYTES: usize = 256 * 1024;
-
 /// The kernel body as the simulator calls it.
 pub(crate) type Body<'a> = &'a (dyn Fn(&Thread) -> Result<(), Stop> + Sync);
 
@@ -56,7 +52,9 @@ fn take_failure(t: &Thread) -> Failure {
     })
 }
 
-/// Runs the threads of a block that never synchronise, one after another.
+/// Runs the threads of a block that never synchronise, one after another. A thread that
+/// fails stops alone, as on a GPU (where it exits): the others run to their end. Returns the
+/// failure of the lowest-numbered failing thread.
 pub(crate) fn run_sequential(
     block: Dim3,
     block_dim: Dim3,
@@ -64,14 +62,15 @@ pub(crate) fn run_sequential(
     shared: &SharedLayout,
     body: Body,
 ) -> Result<(), Failure> {
+    let mut first = None;
     for linear in 0..block_dim.volume() {
         let t = make_thread(linear, block, block_dim, grid_dim, shared);
         let _current = CurrentGuard::set(&t);
-        if body(&t).is_err() {
-            return Err(take_failure(&t));
+        if body(&t).is_err() && first.is_none() {
+            first = Some(take_failure(&t));
         }
     }
-    Ok(())
+    first.map_or(Ok(()), Err)
 }
 
 #[derive(Clone, Copy)]
@@ -80,12 +79,16 @@ enum State {
     Barrier(&'static Loc, BarrierKind, bool),
     Warp(WarpOp),
     Done,
+    /// Stopped at a failed check: like a GPU thread that exited, it no longer holds up the
+    /// block's barriers.
+    Failed,
 }
 
 type Coro = Coroutine<Resume, Suspend, Result<(), Stop>, DefaultStack>;
 
 /// Runs a block whose threads wait for each other, as coroutines scheduled round-robin on
-/// this OS thread. `stacks` is a pool reused from block to block.
+/// this OS thread, each on a stack of `stack_bytes` (see `grid::stack_bytes`). `stacks` is a
+/// pool of such stacks reused from block to block.
 pub(crate) fn run_cooperative(
     block: Dim3,
     block_dim: Dim3,
@@ -93,6 +96,7 @@ pub(crate) fn run_cooperative(
     shared: &SharedLayout,
     body: Body,
     stacks: &mut Vec<DefaultStack>,
+    stack_bytes: usize,
 ) -> Result<(), Failure> {
     let n = block_dim.volume() as usize;
     let threads: Vec<Thread> = (0..n as u64)
@@ -102,7 +106,7 @@ pub(crate) fn run_cooperative(
     for t in &threads {
         let stack = match stacks.pop() {
             Some(s) => s,
-            None => DefaultStack::new(STACK_BYTES).map_err(|e| Failure {
+            None => DefaultStack::new(stack_bytes).map_err(|e| Failure {
                 message: format!("simulator: cannot allocate a thread stack: {e}"),
                 loc: None,
                 block,
@@ -129,14 +133,16 @@ pub(crate) fn run_cooperative(
     finish(&threads, &mut coros, stacks, result)
 }
 
-/// Resumes thread `i`; records its new state.
+/// Resumes thread `i`; records its new state. A thread that fails is `Failed`; the first
+/// failure of the block is kept in `first`.
 fn step(
     threads: &[Thread],
     coros: &mut [Option<Coro>],
     state: &mut [State],
     i: usize,
     value: Resume,
-) -> Result<(), usize> {
+    first: &mut Option<Failure>,
+) {
     let coro = coros[i]
         .as_mut()
         .expect("runnable threads have a coroutine");
@@ -148,20 +154,41 @@ fn step(
         CoroutineResult::Yield(Suspend::Barrier(loc, kind, p)) => State::Barrier(loc, kind, p),
         CoroutineResult::Yield(Suspend::Warp(op)) => State::Warp(op),
         CoroutineResult::Return(Ok(())) => State::Done,
-        CoroutineResult::Return(Err(_)) => return Err(i),
+        CoroutineResult::Return(Err(_)) => {
+            let failure = take_failure(&threads[i]);
+            first.get_or_insert(failure);
+            State::Failed
+        }
     };
-    Ok(())
 }
 
 fn describe(t: &Thread) -> String {
     format!("thread ({}, {}, {})", t.thread.x, t.thread.y, t.thread.z)
 }
 
+/// Runs the block's threads to their ends. A failed check stops only its thread; the block's
+/// first failure is returned once every other thread has finished. A barrier or warp
+/// operation that cannot complete stops the block (reported unless a thread failed first).
 fn schedule(
     threads: &[Thread],
     coros: &mut [Option<Coro>],
     state: &mut [State],
     block_dim: Dim3,
+) -> Result<(), Failure> {
+    let mut first = None;
+    let result = run_to_end(threads, coros, state, block_dim, &mut first);
+    match (first, result) {
+        (Some(f), _) | (None, Err(f)) => Err(f),
+        (None, Ok(())) => Ok(()),
+    }
+}
+
+fn run_to_end(
+    threads: &[Thread],
+    coros: &mut [Option<Coro>],
+    state: &mut [State],
+    block_dim: Dim3,
+    first_failure: &mut Option<Failure>,
 ) -> Result<(), Failure> {
     let n = threads.len();
     let fail = |i: usize, message: String, loc: Option<Loc>| Failure {
@@ -173,22 +200,30 @@ fn schedule(
     loop {
         for i in 0..n {
             if let State::Runnable(v) = state[i] {
-                if let Err(i) = step(threads, coros, state, i, v) {
-                    return Err(take_failure(&threads[i]));
-                }
+                step(threads, coros, state, i, v, first_failure);
             }
         }
-        if state.iter().all(|s| matches!(s, State::Done)) {
+        if state
+            .iter()
+            .all(|s| matches!(s, State::Done | State::Failed))
+        {
             return Ok(());
         }
         if resolve_warps(threads, state, block_dim.volume() as usize, &fail)? {
             continue;
         }
-        // Every live thread waits at a barrier: release them together, or report why not.
+        // Every live thread waits at a barrier (threads that failed no longer count): release
+        // them together, or report why not.
         let waiting: Vec<usize> = (0..n)
             .filter(|&i| matches!(state[i], State::Barrier(..)))
             .collect();
-        let first = waiting[0];
+        let Some(&first) = waiting.first() else {
+            return Err(fail(
+                0,
+                "internal simulator error: no thread can run, none waits at a barrier".into(),
+                None,
+            ));
+        };
         let State::Barrier(loc, kind, _) = state[first] else {
             unreachable!("filtered above")
         };
@@ -285,6 +320,7 @@ fn resolve_warps(
                 } else {
                     match state[warp_base + k] {
                         State::Done => Some(format!("lane {k} has already returned")),
+                        State::Failed => Some(format!("lane {k} has stopped at a failed check")),
                         State::Barrier(bl, ..) => {
                             Some(format!("lane {k} waits at the barrier at {bl} instead"))
                         }

@@ -1,8 +1,8 @@
 //! Running a grid: blocks handed out to worker threads, each with its own shared memory and
-//! pool of coroutine stacks; the first failure stops the launch.
+//! pool of coroutine stacks; a failure stops only its thread.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::block::{run_cooperative, run_sequential, SharedLayout};
@@ -31,11 +31,30 @@ pub struct GridSpec<'a> {
     pub cooperative: bool,
     /// Worker threads to spread blocks over.
     pub workers: usize,
+    /// The bytes of the kernel's locals (see `cuprum_codegen::sim::frame_bytes`), from which
+    /// the stacks of simulated threads are sized.
+    pub frame_bytes: usize,
+}
+
+/// The stack a simulated thread runs on: room for the runner's own frames plus a generous
+/// multiple of the kernel's locals (unoptimised code keeps temporaries of arrays too). Pages
+/// are only committed when touched, so a large reservation costs address space, not memory.
+fn stack_bytes(frame_bytes: usize) -> Option<usize> {
+    const BASE: usize = 256 * 1024;
+    // Above this a thread's locals cannot be simulated (a GPU thread has at most 512 KiB of
+    // local memory).
+    const MOST: usize = 64 << 20;
+    let bytes = frame_bytes.checked_mul(4)?.checked_add(BASE)?;
+    (bytes <= MOST).then(|| bytes.next_multiple_of(64 * 1024))
 }
 
 /// Bytes shared memory is filled with before each block: uninitialised reads give NaN for
 /// floats and all-ones for integers, so a kernel that forgets to initialise shows it.
 const POISON: u8 = 0xff;
+
+/// A worker thread's stack when the kernel's frame is small (Rust's default for spawned
+/// threads).
+const SMALL_STACK: usize = 2 << 20;
 
 fn align16(n: usize) -> usize {
     n.div_ceil(16) * 16
@@ -51,7 +70,8 @@ fn block_of(linear: u64, grid: Dim3) -> Dim3 {
     )
 }
 
-/// Runs `body` for every thread of the grid. Returns the failure of the lowest-numbered
+/// Runs `body` for every thread of the grid. As on a GPU, a failing thread stops alone: every
+/// other thread of every block runs to its end. Returns the failure of the lowest-numbered
 /// failing block, if any.
 pub fn run_grid(
     spec: &GridSpec,
@@ -61,6 +81,17 @@ pub fn run_grid(
     if blocks == 0 || spec.block.volume() == 0 {
         return Ok(());
     }
+    let Some(stack) = stack_bytes(spec.frame_bytes) else {
+        return Err(Failure {
+            message: format!(
+                "the kernel's locals take {} bytes per thread, more than the simulator can give a thread",
+                spec.frame_bytes
+            ),
+            loc: None,
+            block: Dim3::default(),
+            thread: Dim3::default(),
+        });
+    };
     let mut offsets = Vec::with_capacity(spec.shared.len());
     let mut total = 0usize;
     for d in spec.shared {
@@ -71,7 +102,6 @@ pub fn run_grid(
     let arena_bytes = total + align16(spec.dynamic_shared_bytes);
     let workers = spec.workers.clamp(1, blocks.min(64) as usize);
     let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
     let failure: Mutex<Option<(u64, Failure)>> = Mutex::new(None);
     let worker = || {
         // u64 words keep the arena 8-aligned; regions inside are 16-byte multiples.
@@ -79,7 +109,7 @@ pub fn run_grid(
         let mut stacks = Vec::new();
         loop {
             let b = next.fetch_add(1, Ordering::Relaxed);
-            if b >= blocks || stop.load(Ordering::Relaxed) {
+            if b >= blocks {
                 break;
             }
             let block = block_of(b, spec.grid);
@@ -97,7 +127,15 @@ pub fn run_grid(
             };
             let run = catch_unwind(AssertUnwindSafe(|| {
                 if spec.cooperative {
-                    run_cooperative(block, spec.block, spec.grid, &layout, body, &mut stacks)
+                    run_cooperative(
+                        block,
+                        spec.block,
+                        spec.grid,
+                        &layout,
+                        body,
+                        &mut stacks,
+                        stack,
+                    )
                 } else {
                     run_sequential(block, spec.block, spec.grid, &layout, body)
                 }
@@ -116,7 +154,6 @@ pub fn run_grid(
                 })
             });
             if let Err(f) = result {
-                stop.store(true, Ordering::Relaxed);
                 let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.as_ref().is_none_or(|(other, _)| b < *other) {
                     *slot = Some((b, f));
@@ -124,14 +161,35 @@ pub fn run_grid(
             }
         }
     };
-    if workers == 1 {
+    // Blocks that never synchronise run on the workers' own stacks: the caller's thread when
+    // there is one worker and the frame is small (a caller has at least Rust's 2 MiB), else
+    // threads whose stacks hold the frame.
+    if workers == 1 && (spec.cooperative || stack <= SMALL_STACK / 4) {
         worker();
     } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(worker);
-            }
+        let spawned = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    std::thread::Builder::new()
+                        .stack_size(stack.max(SMALL_STACK))
+                        .spawn_scoped(s, worker)
+                })
+                .collect();
+            // One worker that started runs every block.
+            handles.iter().any(|h| h.is_ok())
         });
+        if !spawned {
+            let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert((
+                0,
+                Failure {
+                    message: "the simulator cannot start its worker threads".into(),
+                    loc: None,
+                    block: Dim3::default(),
+                    thread: Dim3::default(),
+                },
+            ));
+        }
     }
     match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some((_, f)) => Err(f),

@@ -11,6 +11,10 @@
 //! - Errors a GPU would hide or hang on are reported with block and thread: out-of-bounds
 //!   indexing, division by zero, a barrier not every thread reaches, a warp operation whose
 //!   mask names lanes that are not there.
+//! - A failed check stops only its thread, as on a GPU (where the thread exits): the other
+//!   threads run to their ends, a stopped thread no longer holds up its block's barriers, and
+//!   the first failure is reported.
+//! - A simulated thread's stack is sized from the kernel's locals (`GridSpec::frame_bytes`).
 //!
 //! Everything here is called by macro expansions and the `cuprum` runtime; it is public but
 //! hidden and carries no stability promise.
