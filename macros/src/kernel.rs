@@ -513,7 +513,9 @@ fn emit_impl(
             } => {
                 prepare.push(quote!(let mut #local = __cuprum_gpu.slice_mut(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&mut #local.view).arg(&#local.len);));
-                sim_prepare.push(quote!(let #local = __cuprum_sim.slice_mut(#name)?;));
+                // SAFETY (of the emitted call): the view is used only by the launch below, which
+                // runs the whole grid while the argument is borrowed.
+                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice_mut(#name) }?;));
                 sim_args.push(quote!(#local));
             }
             HostParam::Slice {
@@ -523,7 +525,8 @@ fn emit_impl(
             } => {
                 prepare.push(quote!(let #local = __cuprum_gpu.slice(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&#local.view).arg(&#local.len);));
-                sim_prepare.push(quote!(let #local = __cuprum_sim.slice(#name)?;));
+                // SAFETY (of the emitted call): as for `slice_mut` above.
+                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice(#name) }?;));
                 sim_args.push(quote!(#local));
             }
             HostParam::Scalar { name, .. } => {

@@ -44,6 +44,7 @@ mod error;
 mod expansion;
 mod graph;
 mod host_memory;
+mod order;
 pub mod inspect;
 pub mod occupancy;
 mod panic_record;
