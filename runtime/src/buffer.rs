@@ -419,7 +419,10 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// A writable view of `range`, or `None` when it is out of bounds.
-    pub fn try_slice_mut(&mut self, range: impl RangeBounds<usize>) -> Option<DeviceViewMut<'_, T>> {
+    pub fn try_slice_mut(
+        &mut self,
+        range: impl RangeBounds<usize>,
+    ) -> Option<DeviceViewMut<'_, T>> {
         let (a, b) = try_bounds(&range, self.len())?;
         Some(self.view_mut(a, b))
     }
@@ -466,12 +469,12 @@ impl<T: Element> DeviceBuffer<T> {
 
     /// The cudarc slice, for interop: `None` on the simulator, for an empty buffer that
     /// Cuprum allocated (CUDA cannot allocate zero bytes, so it is backed by one element), and
-    /// when waiting for Cuprum's work fails. Waits on the host for Cuprum's queued work on
-    /// the buffer, so that cudarc code may use it on any stream; Cuprum's next use of the
-    /// buffer is ordered after cudarc's (by cudarc's events).
+    /// when waiting for Cuprum's work fails. When a Cuprum write of the buffer may still be
+    /// running, waits on the host for it (once), so that cudarc code may read the slice on
+    /// any stream; Cuprum's next uses of the buffer wait on cudarc's events of it.
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
         let (memory, slice, len) = self.cuda()?;
-        if slice.len() != len || memory.uses.settle_host().is_err() {
+        if slice.len() != len || memory.uses.settle_writes_host().is_err() {
             return None;
         }
         memory.uses.mark_foreign();
@@ -479,19 +482,23 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The cudarc slice, writable, for interop (`None` as for
-    /// [`cuda_slice`](DeviceBuffer::cuda_slice)). A slice assigned through it becomes the
-    /// buffer's memory (and its length the buffer's).
+    /// [`cuda_slice`](DeviceBuffer::cuda_slice)). Cuprum's queued work on the buffer is
+    /// ordered before cudarc's work on it (the slice's own stream waits for it and cudarc's
+    /// events are recorded there; nothing waits on the host), and Cuprum's next uses wait on
+    /// cudarc's events. A slice assigned through it becomes the buffer's memory (and its
+    /// length the buffer's).
     pub fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
         let Storage::Gpu { memory, empty } = &mut self.storage else {
             return None;
         };
-        if *empty || memory.uses.settle_host().is_err() {
+        if *empty {
             return None;
         }
-        memory.uses.mark_foreign();
-        memory.base.store(0, Ordering::Relaxed);
         // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
-        Some(unsafe { memory.get_mut() })
+        let slice = unsafe { memory.get_mut() };
+        hand_to_cudarc(&memory.uses, slice).ok()?;
+        memory.base.store(0, Ordering::Relaxed);
+        Some(slice)
     }
 
     /// Adopts a cudarc slice as a buffer of `device`, for interop with code that allocates
@@ -522,12 +529,13 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The buffer as a cudarc slice, for interop (the inverse of
-    /// [`from_cuda_slice`](DeviceBuffer::from_cuda_slice)), once Cuprum's queued work on it
-    /// has finished. An empty buffer becomes cudarc's zero-length slice.
+    /// [`from_cuda_slice`](DeviceBuffer::from_cuda_slice)), ordered after Cuprum's queued
+    /// work on it as for [`cuda_slice_mut`](DeviceBuffer::cuda_slice_mut). An empty buffer
+    /// becomes cudarc's zero-length slice.
     ///
     /// # Errors
     /// [`Error::Unsupported`] on the simulator; [`Error::Capture`] when a [`Graph`](crate::Graph)
-    /// still uses the memory; driver errors from waiting, or when an empty slice cannot be
+    /// still uses the memory; driver errors from ordering, or when an empty slice cannot be
     /// made.
     pub fn into_cuda_slice(self) -> Result<CudaSlice<T>> {
         let (memory, empty) = match self.storage {
@@ -544,14 +552,14 @@ impl<T: Element> DeviceBuffer<T> {
                 "into_cuda_slice: a graph still uses this buffer; drop the graph first".into(),
             )
         })?;
-        memory
-            .uses
-            .settle_host()
-            .during("waiting for the buffer's work")?;
+        // SAFETY: `memory` is the only handle of the allocation.
+        hand_to_cudarc(&memory.uses, unsafe { memory.get_mut() })
+            .during("ordering the buffer's work")?;
         let memory = std::mem::ManuallyDrop::new(memory);
         // SAFETY: `memory` is never used or dropped again; its `Uses` hold nothing that needs
         // dropping beyond stream handles, which are released here.
-        let (slice, uses) = unsafe { (std::ptr::read(&memory.slice), std::ptr::read(&memory.uses)) };
+        let (slice, uses) =
+            unsafe { (std::ptr::read(&memory.slice), std::ptr::read(&memory.uses)) };
         drop(uses);
         let slice = slice.into_inner();
         if !empty {
@@ -593,6 +601,21 @@ impl<T: Element> DeviceBuffer<T> {
     pub unsafe fn device_ptr_mut(&mut self) -> Result<u64> {
         raw_device_ptr(&DeviceSlice::__view(self))
     }
+}
+
+/// Orders Cuprum's uses of `slice` before whatever cudarc code does with it next: the slice's
+/// stream waits for them, then cudarc's events of the slice are recorded there (they only
+/// exist, and are only waited on, while cudarc tracks several streams; with one, cudarc's
+/// work is on the default stream, which the slice's stream then is).
+fn hand_to_cudarc<T>(
+    uses: &Uses,
+    slice: &mut CudaSlice<T>,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let own = slice.stream().clone();
+    uses.settle_on(&own)?;
+    drop(slice.device_ptr_mut(&own));
+    uses.mark_foreign();
+    Ok(())
 }
 
 /// The device address of `view`'s first element, once Cuprum's queued work on it is done.

@@ -44,9 +44,9 @@ mod error;
 mod expansion;
 mod graph;
 mod host_memory;
-mod order;
 pub mod inspect;
 pub mod occupancy;
+mod order;
 mod panic_record;
 mod stream;
 

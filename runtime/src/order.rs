@@ -19,9 +19,13 @@
 //! cudarc's own event tracking, which is only active while a context has more than one stream
 //! and which Cuprum's launches bypass (they pass raw device addresses).
 //!
-//! Memory handed to cudarc code (`cuda_slice`, `into_cuda_slice`, adopting a cudarc slice)
-//! crosses into cudarc's tracking: handing it out waits for Cuprum's pending uses, and
-//! Cuprum's next use of it first waits on cudarc's events.
+//! Memory handed to cudarc code crosses into cudarc's tracking. Handed out writable
+//! (`cuda_slice_mut`, `into_cuda_slice`), the allocation's own stream waits for every use
+//! and cudarc's write event is recorded there, so cudarc's launches and copies on any stream
+//! wait for it. Handed out read-only (`cuda_slice`), where cudarc's event cannot be recorded,
+//! the host waits for the last write if it may still be running (once: the write is then
+//! known done). Cuprum's next use of memory handed out (or adopted from cudarc) first waits
+//! on cudarc's events.
 
 use std::sync::{Arc, Mutex};
 
@@ -125,12 +129,26 @@ impl Uses {
         self.before(s, true, || Ok(()))
     }
 
-    /// Waits on the host for every listed use (before handing the memory to cudarc code,
-    /// which may use it on any stream).
+    /// Waits on the host for every listed use (before handing the address to code Cuprum
+    /// does not see).
     pub fn settle_host(&self) -> Result<(), DriverError> {
-        let u = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut u = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         for s in u.writer.iter().chain(&u.readers) {
             s.synchronize()?;
+        }
+        u.writer = None;
+        u.readers.clear();
+        Ok(())
+    }
+
+    /// Waits on the host for the last write, if any may still be running (before handing the
+    /// memory to cudarc code that reads it on any stream).
+    pub fn settle_writes_host(&self) -> Result<(), DriverError> {
+        let mut u = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = &u.writer {
+            w.synchronize()?;
+            // Done: later reads on any stream need not wait for it.
+            u.writer = None;
         }
         Ok(())
     }

@@ -9,9 +9,9 @@ use cudarc::driver::{CudaEvent, CudaStream};
 use cuprum_std::sim::SimBuffer;
 
 use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
-use crate::error::out_of_memory;
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
+use crate::error::out_of_memory;
 use crate::error::{DriverContext, Error, Result};
 use crate::graph::Capture;
 use crate::panic_record::PanicRecord;
@@ -161,11 +161,21 @@ impl Stream {
                 let slice = cuda
                     .alloc_zeros::<T>(1)
                     .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(slice, true, self.core.device.clone(), cuda))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    true,
+                    self.core.device.clone(),
+                    cuda,
+                ))
             }
             StreamKind::Gpu { cuda, .. } => {
                 let slice = cuda.clone_htod(data).during("copying to the device")?;
-                Ok(DeviceBuffer::gpu(slice, false, self.core.device.clone(), cuda))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    false,
+                    self.core.device.clone(),
+                    cuda,
+                ))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
                 SimBuffer::from_slice(data).map_err(|_| out_of_memory())?,
@@ -194,7 +204,12 @@ impl Stream {
                 let slice = cuda
                     .alloc_zeros::<T>(len.max(1))
                     .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(slice, len == 0, self.core.device.clone(), cuda))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    len == 0,
+                    self.core.device.clone(),
+                    cuda,
+                ))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
                 SimBuffer::zeroed(len).map_err(|_| out_of_memory())?,

@@ -151,9 +151,7 @@ impl<T: SimScalar> SimBuffer<T> {
     /// buffer is dropped, nor while something holds the buffer exclusively.
     pub unsafe fn view(&self, start: usize, len: usize) -> SimSlice<T> {
         assert!(
-            start
-                .checked_add(len)
-                .is_some_and(|end| end <= self.len),
+            start.checked_add(len).is_some_and(|end| end <= self.len),
             "simulator view out of range"
         );
         // SAFETY: in bounds of the allocation.
