@@ -286,3 +286,28 @@ fn synchronize_timeout_returns() -> cuprum::Result<()> {
     ));
     Ok(())
 }
+
+/// Grids and blocks whose element counts overflow 64 bits are configuration errors (their
+/// volumes were multiplied unchecked).
+#[test]
+fn huge_launch_shapes_are_errors() -> cuprum::Result<()> {
+    let dev = device()?;
+    let s = dev.default_stream();
+    let mut y = s.alloc_zeros::<u32>(4)?;
+    let huge = (u32::MAX, u32::MAX, u32::MAX);
+    assert_eq!(Dim3::from(huge).volume(), u64::MAX);
+    for cfg in [
+        LaunchConfig::new(huge, 32),
+        LaunchConfig::new(1, huge),
+        LaunchConfig::new(huge, huge),
+        LaunchConfig::new((1 << 31, 1 << 31, 4), 32),
+    ] {
+        assert!(!cfg.is_empty());
+        match poke::launch(&s, cfg, &mut y, 0) {
+            Err(Error::LaunchConfig(_)) => {}
+            other => panic!("{cfg:?} gave {other:?}"),
+        }
+    }
+    assert_eq!(s.to_host(&y)?, vec![0; 4], "a refused launch ran");
+    Ok(())
+}

@@ -589,7 +589,9 @@ fn emit_impl(
                         #(#prepare)*
                         let mut __cuprum_args = __cuprum_launch.builder();
                         #(#push)*
-                        __cuprum_launch.finish(__cuprum_args)
+                        // SAFETY: the arguments pushed above are the kernel's parameters, in
+                        // order, from its checked signature.
+                        unsafe { __cuprum_launch.finish(__cuprum_args) }
                     }
                     ::cuprum::__private::Backend::Sim(__cuprum_sim) => {
                         #(#sim_prepare)*

@@ -598,13 +598,17 @@ impl<'a> GpuLaunch<'a> {
     }
 
     /// Pushes the hidden panic-record argument and launches.
-    pub fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
-        use cudarc::driver::PushKernelArg;
+    ///
+    /// # Safety
+    /// `args` holds exactly the kernel's parameters, in order, with their types: each slice
+    /// as the address and length of a [`GpuSlice`] or [`GpuSliceMut`] made by this launch's
+    /// stream (so ordered and alive), then the scalars. `launch` expansions push them from
+    /// the kernel's checked signature.
+    pub unsafe fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
         if let Some(p) = &self.panic_arg {
             args.arg(p);
         }
-        // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
-        // checked signature; slices are pushed as (device pointer, length) pairs of live views.
+        // SAFETY: the caller pushed the kernel's parameters (see above).
         unsafe { args.launch(self.config) }.during("launching a kernel")?;
         Ok(())
     }
