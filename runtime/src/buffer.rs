@@ -131,18 +131,25 @@ impl<T> GpuMemory<T> {
         }
     }
 
-    /// The device address of the allocation's first element.
+    /// The device address of the allocation's first element, as last refreshed.
     fn base(&self) -> u64 {
-        let b = self.base.load(Ordering::Relaxed);
-        if b != 0 {
-            return b;
+        self.base.load(Ordering::Relaxed)
+    }
+
+    /// Reads the allocation's address again if it may have changed.
+    ///
+    /// # Safety
+    /// Only the owning buffer calls this, before it makes a view, while no view of the
+    /// allocation is alive.
+    unsafe fn refresh_base(&self) {
+        if self.base.load(Ordering::Relaxed) != 0 {
+            return;
         }
-        // SAFETY: a shared read of the slice; the owner's exclusive access resets `base`.
+        // SAFETY: no exclusive reference to the slice is alive (the caller's contract).
         let slice = unsafe { self.get() };
-        // cudarc hands the address out with its own event bookkeeping, once per allocation.
+        // cudarc hands the address out with its own event bookkeeping: once per allocation.
         let (ptr, _record) = slice.device_ptr(slice.stream());
         self.base.store(ptr, Ordering::Relaxed);
-        ptr
     }
 
     /// The allocation.
@@ -430,10 +437,12 @@ impl<T: Element> DeviceBuffer<T> {
     /// The view of `a..b`, in bounds.
     fn view(&self, a: usize, b: usize) -> DeviceView<'_, T> {
         let (repr, memory) = match &self.storage {
-            // SAFETY: this buffer owns the memory and `&self` is shared.
-            Storage::Gpu { memory, .. } => {
-                (Repr::Gpu(unsafe { memory.get() }.slice(a..b)), Some(memory))
-            }
+            // SAFETY: this buffer owns the memory, `&self` is shared, and only shared views
+            // of it can be alive.
+            Storage::Gpu { memory, .. } => unsafe {
+                memory.refresh_base();
+                (Repr::Gpu(memory.get().slice(a..b)), Some(memory))
+            },
             // SAFETY: the view borrows the buffer for `'_`.
             Storage::Sim(s) => (Repr::Sim(unsafe { s.view(a, b - a) }, PhantomData), None),
         };
@@ -449,8 +458,12 @@ impl<T: Element> DeviceBuffer<T> {
     fn view_mut(&mut self, a: usize, b: usize) -> DeviceViewMut<'_, T> {
         let (repr, memory) = match &mut self.storage {
             Storage::Gpu { memory, .. } => {
-                // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
-                let s = unsafe { memory.get_mut() };
+                // SAFETY: this buffer owns the memory and `&mut self` is exclusive: no view is
+                // alive.
+                let s = unsafe {
+                    memory.refresh_base();
+                    memory.get_mut()
+                };
                 (ReprMut::Gpu(s.slice_mut(a..b)), Some(&*memory))
             }
             // SAFETY: the view borrows the buffer exclusively for `'_`.
