@@ -124,11 +124,15 @@ pub(crate) type KeepAlive = (Arc<dyn Tracked>, bool);
 
 impl<T> GpuMemory<T> {
     fn new(slice: CudaSlice<T>, uses: Uses) -> Self {
-        GpuMemory {
+        let memory = GpuMemory {
             slice: UnsafeCell::new(slice),
             uses,
             base: AtomicU64::new(0),
-        }
+        };
+        // Now, not at the first launch, which may be inside a graph capture.
+        // SAFETY: nothing else refers to the new allocation.
+        unsafe { memory.refresh_base() };
+        memory
     }
 
     /// The device address of the allocation's first element, as last refreshed.
