@@ -20,7 +20,7 @@ use crate::error::{DriverContext, Error, Result};
 use crate::order::Uses;
 
 /// An array of `T` in device memory, owned. Freed when dropped (asynchronously, after the
-/// work already queued on it).
+/// work already queued on it on any stream, or by a graph).
 ///
 /// Made by a stream ([`Stream::to_device`](crate::Stream::to_device),
 /// [`Stream::alloc_zeros`](crate::Stream::alloc_zeros)) or from cudarc

@@ -17,7 +17,10 @@ use crate::graph::Capture;
 use crate::panic_record::PanicRecord;
 
 /// An in-order queue of work on a device. Launches and copies on one stream run in order;
-/// different streams may overlap.
+/// different streams may overlap, except where they share memory: a launch, copy or graph
+/// replay that writes a buffer waits for earlier uses of it on other streams, and one that
+/// reads it waits for the last write, whether or not those streams still exist. Events
+/// ([`Stream::record_event`], [`Stream::wait_event`]) order anything else.
 ///
 /// Cheap to clone (clones are the same stream); `Send` and `Sync`, so threads may share one
 /// or each make their own with [`Device::new_stream`]. Failed runtime checks of kernels
@@ -274,11 +277,13 @@ impl Stream {
     /// flag nobody sets): the host thread gets control back and can report it, save what it
     /// has, and exit the process. It cannot stop the kernel: CUDA has no way to cancel a
     /// running kernel, so the GPU stays busy, and every later call that waits for that work
-    /// (a [`synchronize`](Self::synchronize), a host read of memory it may write, dropping a
-    /// buffer it uses on another stream, which orders the free after it) also waits for it.
-    /// Only ending the process frees the GPU (the driver then tears the context down); other
-    /// streams' work that does not depend on the kernel goes on meanwhile where the GPU has
-    /// room for it.
+    /// also waits for it: a [`synchronize`](Self::synchronize), a host read of memory it may
+    /// write, and dropping the stream's last handle once it has launched a checked kernel
+    /// (the kernels' failure record is freed only after them); freeing a buffer it uses is
+    /// queued behind it. Only ending the process frees the GPU (the driver then tears the
+    /// context down), so a program that times out should report and exit, keeping (or
+    /// leaking, with `std::mem::forget`) the stream. Other streams' work that does not
+    /// depend on the kernel goes on meanwhile where the GPU has room for it.
     ///
     /// On the simulator every launch has finished when its call returns (a kernel that never
     /// ends never returns from its launch), so this is [`synchronize`](Self::synchronize) and
