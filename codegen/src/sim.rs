@@ -681,12 +681,15 @@ impl Emitter<'_> {
             Builtin::Shared(k) => {
                 let alloc = &self.program.shared[k];
                 let elem = scalar_ident(alloc.elem);
+                // SAFETY (of the emitted calls): `index` is the array's declaration and `len`
+                // its element count; the array lives in the kernel body, which ends with the
+                // block.
                 if alloc.dims.is_empty() {
-                    quote!(__t.dynamic_shared::<#elem>())
+                    quote!(unsafe { __t.dynamic_shared::<#elem>() })
                 } else {
                     let index = static_shared_index(self.program, k);
                     let len = alloc.dims.iter().product::<u64>() as usize;
-                    quote!(__t.shared::<#elem>(#index, #len))
+                    quote!(unsafe { __t.shared::<#elem>(#index, #len) })
                 }
             }
             Builtin::Shfl(kind) => {

@@ -511,7 +511,9 @@ fn emit_impl(
             } => {
                 prepare.push(quote!(let mut #local = __cuprum_gpu.slice_mut(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&mut #local.view).arg(&#local.len);));
-                sim_prepare.push(quote!(let #local = __cuprum_sim.slice_mut(#name)?;));
+                // SAFETY (of the emitted call): the view is used only by the launch below, which
+                // runs the whole grid while the argument is borrowed.
+                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice_mut(#name) }?;));
                 sim_args.push(quote!(#local));
             }
             HostParam::Slice {
@@ -521,7 +523,8 @@ fn emit_impl(
             } => {
                 prepare.push(quote!(let #local = __cuprum_gpu.slice(#name)?;));
                 push.push(quote!(__cuprum_args.arg(&#local.view).arg(&#local.len);));
-                sim_prepare.push(quote!(let #local = __cuprum_sim.slice(#name)?;));
+                // SAFETY (of the emitted call): as for `slice_mut` above.
+                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice(#name) }?;));
                 sim_args.push(quote!(#local));
             }
             HostParam::Scalar { name, .. } => {
@@ -585,7 +588,9 @@ fn emit_impl(
                         #(#prepare)*
                         let mut __cuprum_args = __cuprum_launch.builder();
                         #(#push)*
-                        __cuprum_launch.finish(__cuprum_args)
+                        // SAFETY: the arguments pushed above are the kernel's parameters, in
+                        // order, from its checked signature.
+                        unsafe { __cuprum_launch.finish(__cuprum_args) }
                     }
                     ::cuprum::__private::Backend::Sim(__cuprum_sim) => {
                         #(#sim_prepare)*

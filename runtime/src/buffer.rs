@@ -2,24 +2,25 @@
 //!
 //! A GPU buffer's cudarc allocation sits behind an `Arc` so that a [`Graph`](crate::Graph)
 //! can keep the memory of its recorded launches alive (a graph replays device addresses, and
-//! Rust's borrows alone cannot stop a capture from using a buffer that dies first). Only the
-//! buffer itself ever reaches the allocation through that `Arc`; graphs just hold it.
+//! Rust's borrows alone cannot stop a capture from using a buffer that dies first). The
+//! allocation carries its [`Uses`], the streams that may still be using it (see `order.rs`).
 
-use std::any::Any;
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice as _};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 use cuprum_std::sim::{SimBuffer, SimSlice, SimSliceMut};
 
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
-use crate::error::{Error, Result};
+use crate::error::{DriverContext, Error, Result};
+use crate::order::Uses;
 
 /// An array of `T` in device memory, owned. Freed when dropped (asynchronously, after the
-/// work already queued on it).
+/// work already queued on it on any stream, or by a graph).
 ///
 /// Made by a stream ([`Stream::to_device`](crate::Stream::to_device),
 /// [`Stream::alloc_zeros`](crate::Stream::alloc_zeros)) or from cudarc
@@ -55,34 +56,113 @@ pub struct DeviceBuffer<T: Element> {
 }
 
 enum Storage<T: Element> {
-    /// The first `len` elements of `memory`. An empty buffer is backed by a one-element
-    /// allocation: CUDA does not promise to allocate zero bytes.
+    /// All of `memory`, or nothing when `empty`: an empty buffer is backed by a one-element
+    /// allocation (CUDA does not promise to allocate zero bytes). The length is always the
+    /// allocation's, so a slice swapped in through
+    /// [`cuda_slice_mut`](DeviceBuffer::cuda_slice_mut) just changes it.
     Gpu {
         memory: Arc<GpuMemory<T>>,
-        len: usize,
+        empty: bool,
     },
     Sim(SimBuffer<T>),
 }
 
-/// A cudarc allocation, shared by its [`DeviceBuffer`] (the only one that reaches it) and the
-/// graphs that keep it alive.
-pub(crate) struct GpuMemory<T>(UnsafeCell<CudaSlice<T>>);
+/// A cudarc allocation, shared by its [`DeviceBuffer`] and the graphs that keep it alive, with
+/// the streams that may still be using it.
+pub(crate) struct GpuMemory<T> {
+    slice: UnsafeCell<CudaSlice<T>>,
+    uses: Uses,
+    /// The allocation's device address, or 0 until known (again after
+    /// [`cuda_slice_mut`](DeviceBuffer::cuda_slice_mut), which may swap the allocation).
+    /// Launches pass it without cudarc's event bookkeeping.
+    base: AtomicU64,
+}
 
-// SAFETY: the cell is only dereferenced by the owning `DeviceBuffer`, shared through `&self`
-// and exclusively through `&mut self`; other holders (graphs) never dereference it. The
-// slice itself is `Send + Sync`.
+// SAFETY: the cell is dereferenced exclusively only by the owning `DeviceBuffer` through
+// `&mut self`. Graphs dereference it shared (to reach cudarc's events) only while they borrow
+// the buffer, so never while the owner holds it exclusively. The slice itself is
+// `Send + Sync`.
 unsafe impl<T> Send for GpuMemory<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for GpuMemory<T> {}
 
+impl<T> Drop for GpuMemory<T> {
+    fn drop(&mut self) {
+        // cudarc frees the memory on the slice's own stream: order that after every use on
+        // other streams. An error here has nowhere to go; the context is then broken anyway.
+        let stream = self.slice.get_mut().stream().clone();
+        let _ = self.uses.settle_on(&stream);
+    }
+}
+
+/// Allocations a [`Graph`](crate::Graph) keeps alive and orders its replays against.
+pub(crate) trait Tracked: Send + Sync {
+    /// The streams using the allocation.
+    fn uses(&self) -> &Uses;
+    /// Makes `s` wait on cudarc's own events of the allocation (memory handed to cudarc).
+    fn cudarc_wait(&self, s: &Arc<cudarc::driver::CudaStream>, write: bool);
+}
+
+impl<T> Tracked for GpuMemory<T> {
+    fn uses(&self) -> &Uses {
+        &self.uses
+    }
+    fn cudarc_wait(&self, s: &Arc<cudarc::driver::CudaStream>, write: bool) {
+        if write {
+            // SAFETY: called by a graph that borrows the buffer exclusively (see the `Send`
+            // impl).
+            let _ = unsafe { self.get_mut() }.device_ptr_mut(s);
+        } else {
+            // SAFETY: called by a graph that borrows the buffer.
+            let _ = unsafe { self.get() }.device_ptr(s);
+        }
+    }
+}
+
+/// What a graph holds: an allocation and whether its launches write it.
+pub(crate) type KeepAlive = (Arc<dyn Tracked>, bool);
+
 impl<T> GpuMemory<T> {
+    fn new(slice: CudaSlice<T>, uses: Uses) -> Self {
+        let memory = GpuMemory {
+            slice: UnsafeCell::new(slice),
+            uses,
+            base: AtomicU64::new(0),
+        };
+        // Now, not at the first launch, which may be inside a graph capture.
+        // SAFETY: nothing else refers to the new allocation.
+        unsafe { memory.refresh_base() };
+        memory
+    }
+
+    /// The device address of the allocation's first element, as last refreshed.
+    fn base(&self) -> u64 {
+        self.base.load(Ordering::Relaxed)
+    }
+
+    /// Reads the allocation's address again if it may have changed.
+    ///
+    /// # Safety
+    /// Only the owning buffer calls this, before it makes a view, while no view of the
+    /// allocation is alive.
+    unsafe fn refresh_base(&self) {
+        if self.base.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        // SAFETY: no exclusive reference to the slice is alive (the caller's contract).
+        let slice = unsafe { self.get() };
+        // cudarc hands the address out with its own event bookkeeping: once per allocation.
+        let (ptr, _record) = slice.device_ptr(slice.stream());
+        self.base.store(ptr, Ordering::Relaxed);
+    }
+
     /// The allocation.
     ///
     /// # Safety
     /// Only the owning buffer calls this, through a shared borrow of itself.
     unsafe fn get(&self) -> &CudaSlice<T> {
         // SAFETY: the caller's shared borrow of the owning buffer excludes `get_mut`.
-        unsafe { &*self.0.get() }
+        unsafe { &*self.slice.get() }
     }
 
     /// The allocation, exclusively.
@@ -92,12 +172,9 @@ impl<T> GpuMemory<T> {
     #[allow(clippy::mut_from_ref)]
     unsafe fn get_mut(&self) -> &mut CudaSlice<T> {
         // SAFETY: the caller's exclusive borrow of the owning buffer excludes other access.
-        unsafe { &mut *self.0.get() }
+        unsafe { &mut *self.slice.get() }
     }
 }
-
-/// What a graph holds to keep the memory of its launches alive.
-pub(crate) type KeepAlive = Arc<dyn Any + Send + Sync>;
 
 /// A read-only view of part of a [`DeviceBuffer`]; launches take it wherever they take a
 /// `&DeviceBuffer`.
@@ -105,6 +182,8 @@ pub struct DeviceView<'a, T: Element> {
     repr: Repr<'a, T>,
     device: &'a Device,
     memory: Option<&'a Arc<GpuMemory<T>>>,
+    /// The first element's index in the allocation.
+    offset: usize,
 }
 
 /// A writable view of part of a [`DeviceBuffer`]; launches take it wherever they take a
@@ -113,6 +192,8 @@ pub struct DeviceViewMut<'a, T: Element> {
     repr: ReprMut<'a, T>,
     device: &'a Device,
     memory: Option<&'a Arc<GpuMemory<T>>>,
+    /// The first element's index in the allocation.
+    offset: usize,
 }
 
 /// Read-only device memory as a launch or copy sees it.
@@ -149,12 +230,14 @@ impl<T: Element> ReprMut<'_, T> {
     }
 }
 
-/// A read-only view with its device.
+/// A read-only view with its device. Its parts are the runtime's own: the simulator's views
+/// carry no lifetime, so handing them to safe code would let it keep one past its buffer.
 #[doc(hidden)]
 pub struct RawView<'a, T> {
-    pub repr: Repr<'a, T>,
+    pub(crate) repr: Repr<'a, T>,
     device: &'a Device,
     memory: Option<&'a Arc<GpuMemory<T>>>,
+    offset: usize,
 }
 
 impl<T: Element> RawView<'_, T> {
@@ -163,18 +246,41 @@ impl<T: Element> RawView<'_, T> {
         self.device
     }
 
-    /// What keeps the allocation alive (GPU memory only).
+    /// What keeps the allocation alive (GPU memory only), for a graph that reads it.
     pub(crate) fn keep_alive(&self) -> Option<KeepAlive> {
-        self.memory.map(|m| m.clone() as KeepAlive)
+        self.memory.map(|m| (m.clone() as Arc<dyn Tracked>, false))
+    }
+
+    /// Before a read is queued on `s`: orders it after other streams' writes (see
+    /// `order.rs`). Nothing on the simulator.
+    pub(crate) fn before_use(&self, s: &Arc<cudarc::driver::CudaStream>) -> Result<()> {
+        match (self.memory, &self.repr) {
+            (Some(m), Repr::Gpu(v)) => m
+                .uses
+                .before(s, false, || {
+                    let _ = v.device_ptr(s);
+                    Ok(())
+                })
+                .during("ordering a use of device memory"),
+            _ => Ok(()),
+        }
+    }
+
+    /// The device address of the view's first element (GPU memory only).
+    pub(crate) fn kernel_ptr(&self) -> u64 {
+        self.memory.map_or(0, |m| {
+            m.base() + (self.offset * std::mem::size_of::<T>()) as u64
+        })
     }
 }
 
-/// A writable view with its device.
+/// A writable view with its device (see [`RawView`]).
 #[doc(hidden)]
 pub struct RawViewMut<'a, T> {
-    pub repr: ReprMut<'a, T>,
+    pub(crate) repr: ReprMut<'a, T>,
     device: &'a Device,
     memory: Option<&'a Arc<GpuMemory<T>>>,
+    offset: usize,
 }
 
 impl<T: Element> RawViewMut<'_, T> {
@@ -183,9 +289,31 @@ impl<T: Element> RawViewMut<'_, T> {
         self.device
     }
 
-    /// What keeps the allocation alive (GPU memory only).
+    /// What keeps the allocation alive (GPU memory only), for a graph that writes it.
     pub(crate) fn keep_alive(&self) -> Option<KeepAlive> {
-        self.memory.map(|m| m.clone() as KeepAlive)
+        self.memory.map(|m| (m.clone() as Arc<dyn Tracked>, true))
+    }
+
+    /// Before a write is queued on `s`: orders it after other streams' reads and writes (see
+    /// `order.rs`). Nothing on the simulator.
+    pub(crate) fn before_use(&mut self, s: &Arc<cudarc::driver::CudaStream>) -> Result<()> {
+        match (self.memory, &mut self.repr) {
+            (Some(m), ReprMut::Gpu(v)) => m
+                .uses
+                .before(s, true, || {
+                    let _ = v.device_ptr_mut(s);
+                    Ok(())
+                })
+                .during("ordering a use of device memory"),
+            _ => Ok(()),
+        }
+    }
+
+    /// The device address of the view's first element (GPU memory only).
+    pub(crate) fn kernel_ptr(&self) -> u64 {
+        self.memory.map_or(0, |m| {
+            m.base() + (self.offset * std::mem::size_of::<T>()) as u64
+        })
     }
 }
 
@@ -218,14 +346,21 @@ pub trait DeviceSliceMut<T: Element>: DeviceSlice<T> {
 }
 
 impl<T: Element> DeviceBuffer<T> {
-    /// A buffer of the first `len` elements of `slice` (`len < slice.len()` only for the
-    /// one-element backing of an empty buffer).
-    pub(crate) fn gpu(slice: CudaSlice<T>, len: usize, device: Device) -> Self {
-        debug_assert!(len <= slice.len());
+    /// A buffer of `slice`, which `stream` has just written (allocated, zeroed or filled);
+    /// `empty` for the one-element backing of an empty buffer.
+    pub(crate) fn gpu(
+        slice: CudaSlice<T>,
+        empty: bool,
+        device: Device,
+        stream: &Arc<cudarc::driver::CudaStream>,
+    ) -> Self {
+        let uses = Uses::default();
+        // Cannot fail: nothing else has used the memory, so there is nothing to wait for.
+        let _ = uses.before(stream, true, || Ok(()));
         DeviceBuffer {
             storage: Storage::Gpu {
-                memory: Arc::new(GpuMemory(UnsafeCell::new(slice))),
-                len,
+                memory: Arc::new(GpuMemory::new(slice, uses)),
+                empty,
             },
             device,
         }
@@ -239,19 +374,13 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The allocation and the buffer's length (GPU memory only).
-    fn cuda(&self) -> Option<(&CudaSlice<T>, usize)> {
+    fn cuda(&self) -> Option<(&GpuMemory<T>, &CudaSlice<T>, usize)> {
         match &self.storage {
-            // SAFETY: this buffer owns the memory and `&self` is shared.
-            Storage::Gpu { memory, len } => Some((unsafe { memory.get() }, *len)),
-            Storage::Sim(_) => None,
-        }
-    }
-
-    /// The allocation, exclusively, and the buffer's length (GPU memory only).
-    fn cuda_mut(&mut self) -> Option<(&mut CudaSlice<T>, usize)> {
-        match &mut self.storage {
-            // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
-            Storage::Gpu { memory, len } => Some((unsafe { memory.get_mut() }, *len)),
+            Storage::Gpu { memory, empty } => {
+                // SAFETY: this buffer owns the memory and `&self` is shared.
+                let slice = unsafe { memory.get() };
+                Some((memory, slice, if *empty { 0 } else { slice.len() }))
+            }
             Storage::Sim(_) => None,
         }
     }
@@ -259,7 +388,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         match &self.storage {
-            Storage::Gpu { len, .. } => *len,
+            Storage::Gpu { .. } => self.cuda().map_or(0, |(_, _, len)| len),
             Storage::Sim(s) => s.len(),
         }
     }
@@ -277,63 +406,121 @@ impl<T: Element> DeviceBuffer<T> {
     /// A read-only view of `range`.
     ///
     /// # Panics
-    /// When `range` is out of bounds, like slicing a `Vec`.
+    /// When `range` is out of bounds, like slicing a `Vec`; [`try_slice`](Self::try_slice)
+    /// returns `None` instead.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> DeviceView<'_, T> {
         let (a, b) = bounds(&range, self.len());
-        let (repr, memory) = match &self.storage {
-            // SAFETY: this buffer owns the memory and `&self` is shared.
-            Storage::Gpu { memory, .. } => {
-                (Repr::Gpu(unsafe { memory.get() }.slice(a..b)), Some(memory))
-            }
-            Storage::Sim(s) => (Repr::Sim(s.view(a, b - a), PhantomData), None),
-        };
-        DeviceView {
-            repr,
-            device: &self.device,
-            memory,
-        }
+        self.view(a, b)
+    }
+
+    /// A read-only view of `range`, or `None` when it is out of bounds.
+    pub fn try_slice(&self, range: impl RangeBounds<usize>) -> Option<DeviceView<'_, T>> {
+        let (a, b) = try_bounds(&range, self.len())?;
+        Some(self.view(a, b))
     }
 
     /// A writable view of `range`.
     ///
     /// # Panics
-    /// When `range` is out of bounds, like slicing a `Vec`.
+    /// When `range` is out of bounds, like slicing a `Vec`;
+    /// [`try_slice_mut`](Self::try_slice_mut) returns `None` instead.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> DeviceViewMut<'_, T> {
         let (a, b) = bounds(&range, self.len());
+        self.view_mut(a, b)
+    }
+
+    /// A writable view of `range`, or `None` when it is out of bounds.
+    pub fn try_slice_mut(
+        &mut self,
+        range: impl RangeBounds<usize>,
+    ) -> Option<DeviceViewMut<'_, T>> {
+        let (a, b) = try_bounds(&range, self.len())?;
+        Some(self.view_mut(a, b))
+    }
+
+    /// The view of `a..b`, in bounds.
+    fn view(&self, a: usize, b: usize) -> DeviceView<'_, T> {
+        let (repr, memory) = match &self.storage {
+            // SAFETY: this buffer owns the memory, `&self` is shared, and only shared views
+            // of it can be alive.
+            Storage::Gpu { memory, .. } => unsafe {
+                memory.refresh_base();
+                (Repr::Gpu(memory.get().slice(a..b)), Some(memory))
+            },
+            // SAFETY: the view borrows the buffer for `'_`.
+            Storage::Sim(s) => (Repr::Sim(unsafe { s.view(a, b - a) }, PhantomData), None),
+        };
+        DeviceView {
+            repr,
+            device: &self.device,
+            memory,
+            offset: a,
+        }
+    }
+
+    /// The writable view of `a..b`, in bounds.
+    fn view_mut(&mut self, a: usize, b: usize) -> DeviceViewMut<'_, T> {
         let (repr, memory) = match &mut self.storage {
             Storage::Gpu { memory, .. } => {
-                // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
-                let s = unsafe { memory.get_mut() };
+                // SAFETY: this buffer owns the memory and `&mut self` is exclusive: no view is
+                // alive.
+                let s = unsafe {
+                    memory.refresh_base();
+                    memory.get_mut()
+                };
                 (ReprMut::Gpu(s.slice_mut(a..b)), Some(&*memory))
             }
-            Storage::Sim(s) => (ReprMut::Sim(s.view_mut(a, b - a), PhantomData), None),
+            // SAFETY: the view borrows the buffer exclusively for `'_`.
+            Storage::Sim(s) => (
+                ReprMut::Sim(unsafe { s.view_mut(a, b - a) }, PhantomData),
+                None,
+            ),
         };
         DeviceViewMut {
             repr,
             device: &self.device,
             memory,
+            offset: a,
         }
     }
 
-    /// The cudarc slice, for interop: `None` on the simulator, and for an empty buffer that
-    /// Cuprum allocated (CUDA cannot allocate zero bytes, so it is backed by one element).
+    /// The cudarc slice, for interop: `None` on the simulator, for an empty buffer that
+    /// Cuprum allocated (CUDA cannot allocate zero bytes, so it is backed by one element), and
+    /// when waiting for Cuprum's work fails. When a Cuprum write of the buffer may still be
+    /// running, waits on the host for it (once), so that cudarc code may read the slice on
+    /// any stream; Cuprum's next uses of the buffer wait on cudarc's events of it.
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
-        self.cuda()
-            .filter(|(s, len)| s.len() == *len)
-            .map(|(s, _)| s)
+        let (memory, slice, len) = self.cuda()?;
+        if slice.len() != len || memory.uses.settle_writes_host().is_err() {
+            return None;
+        }
+        memory.uses.mark_foreign();
+        Some(slice)
     }
 
     /// The cudarc slice, writable, for interop (`None` as for
-    /// [`cuda_slice`](DeviceBuffer::cuda_slice)).
+    /// [`cuda_slice`](DeviceBuffer::cuda_slice)). Cuprum's queued work on the buffer is
+    /// ordered before cudarc's work on it (the slice's own stream waits for it and cudarc's
+    /// events are recorded there; nothing waits on the host), and Cuprum's next uses wait on
+    /// cudarc's events. A slice assigned through it becomes the buffer's memory (and its
+    /// length the buffer's).
     pub fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
-        self.cuda_mut()
-            .filter(|(s, len)| s.len() == *len)
-            .map(|(s, _)| s)
+        let Storage::Gpu { memory, empty } = &mut self.storage else {
+            return None;
+        };
+        if *empty {
+            return None;
+        }
+        // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
+        let slice = unsafe { memory.get_mut() };
+        hand_to_cudarc(&memory.uses, slice).ok()?;
+        memory.base.store(0, Ordering::Relaxed);
+        Some(slice)
     }
 
     /// Adopts a cudarc slice as a buffer of `device`, for interop with code that allocates
-    /// through cudarc. The slice keeps its own stream (it is freed there) and cudarc's
-    /// cross-stream tracking.
+    /// through cudarc. The slice keeps its own stream (it is freed there); Cuprum's first
+    /// uses wait on cudarc's events of the slice.
     ///
     /// # Errors
     /// [`Error::WrongDevice`] when the slice belongs to another context than `device`'s (or
@@ -341,8 +528,13 @@ impl<T: Element> DeviceBuffer<T> {
     pub fn from_cuda_slice(slice: CudaSlice<T>, device: &Device) -> Result<DeviceBuffer<T>> {
         match &device.core.kind {
             DeviceKind::Gpu { ctx, .. } if slice.context().cu_ctx() == ctx.cu_ctx() => {
-                let len = slice.len();
-                Ok(DeviceBuffer::gpu(slice, len, device.clone()))
+                Ok(DeviceBuffer {
+                    storage: Storage::Gpu {
+                        memory: Arc::new(GpuMemory::new(slice, Uses::foreign())),
+                        empty: false,
+                    },
+                    device: device.clone(),
+                })
             }
             _ => Err(Error::WrongDevice(format!(
                 "from_cuda_slice: the slice lives on GPU {}, not on {} (device {})",
@@ -354,15 +546,17 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The buffer as a cudarc slice, for interop (the inverse of
-    /// [`from_cuda_slice`](DeviceBuffer::from_cuda_slice)). An empty buffer becomes cudarc's
-    /// zero-length slice.
+    /// [`from_cuda_slice`](DeviceBuffer::from_cuda_slice)), ordered after Cuprum's queued
+    /// work on it as for [`cuda_slice_mut`](DeviceBuffer::cuda_slice_mut). An empty buffer
+    /// becomes cudarc's zero-length slice.
     ///
     /// # Errors
     /// [`Error::Unsupported`] on the simulator; [`Error::Capture`] when a [`Graph`](crate::Graph)
-    /// still uses the memory; a driver error when an empty slice cannot be made.
+    /// still uses the memory; driver errors from ordering, or when an empty slice cannot be
+    /// made.
     pub fn into_cuda_slice(self) -> Result<CudaSlice<T>> {
-        let (memory, len) = match self.storage {
-            Storage::Gpu { memory, len } => (memory, len),
+        let (memory, empty) = match self.storage {
+            Storage::Gpu { memory, empty } => (memory, empty),
             Storage::Sim(_) => {
                 return Err(Error::Unsupported(
                     "into_cuda_slice: a simulator buffer is host memory, not a CUDA allocation"
@@ -370,15 +564,22 @@ impl<T: Element> DeviceBuffer<T> {
                 ))
             }
         };
-        let slice = Arc::try_unwrap(memory)
-            .map_err(|_| {
-                Error::Capture(
-                    "into_cuda_slice: a graph still uses this buffer; drop the graph first".into(),
-                )
-            })?
-            .0
-            .into_inner();
-        if slice.len() == len {
+        let memory = Arc::try_unwrap(memory).map_err(|_| {
+            Error::Capture(
+                "into_cuda_slice: a graph still uses this buffer; drop the graph first".into(),
+            )
+        })?;
+        // SAFETY: `memory` is the only handle of the allocation.
+        hand_to_cudarc(&memory.uses, unsafe { memory.get_mut() })
+            .during("ordering the buffer's work")?;
+        let memory = std::mem::ManuallyDrop::new(memory);
+        // SAFETY: `memory` is never used or dropped again; its `Uses` hold nothing that needs
+        // dropping beyond stream handles, which are released here.
+        let (slice, uses) =
+            unsafe { (std::ptr::read(&memory.slice), std::ptr::read(&memory.uses)) };
+        drop(uses);
+        let slice = slice.into_inner();
+        if !empty {
             return Ok(slice);
         }
         let empty = slice.stream().null::<T>().map_err(|source| Error::Driver {
@@ -390,21 +591,20 @@ impl<T: Element> DeviceBuffer<T> {
     }
 
     /// The device address of the first element, for libraries that take raw pointers (a
-    /// kernel launched through cudarc's raw API, cuBLAS, NCCL).
+    /// kernel launched through cudarc's raw API, cuBLAS, NCCL). Waits on the host for
+    /// Cuprum's queued work on the buffer first.
     ///
     /// # Safety
     /// Cuprum does not see what is done through the address. The caller must: use it only
-    /// while the buffer is alive (it is freed when dropped, asynchronously on the stream it
-    /// was made on); order its work after Cuprum's work on the buffer (e.g.
-    /// [`Stream::synchronize`](crate::Stream::synchronize) first, or work on the same
-    /// stream); finish its work before Cuprum uses or frees the buffer again (e.g. synchronise
-    /// the stream it used); write through it only while it holds the buffer exclusively; stay
-    /// within [`len`](DeviceBuffer::len) elements.
+    /// while the buffer is alive (it is freed when dropped); finish its work before Cuprum
+    /// uses or frees the buffer again (e.g. synchronise the stream it used); write through it
+    /// only while it holds the buffer exclusively; stay within [`len`](DeviceBuffer::len)
+    /// elements.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] on the simulator.
+    /// [`Error::Unsupported`] on the simulator; driver errors from waiting.
     pub unsafe fn device_ptr(&self) -> Result<u64> {
-        raw_device_ptr(&self.__view().repr)
+        raw_device_ptr(&self.__view())
     }
 
     /// The device address of the first element, for writing through it: as
@@ -414,36 +614,37 @@ impl<T: Element> DeviceBuffer<T> {
     /// As [`device_ptr`](DeviceBuffer::device_ptr).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] on the simulator.
+    /// [`Error::Unsupported`] on the simulator; driver errors from waiting.
     pub unsafe fn device_ptr_mut(&mut self) -> Result<u64> {
-        raw_device_ptr_mut(&mut self.__view_mut().repr)
+        raw_device_ptr(&DeviceSlice::__view(self))
     }
 }
 
-/// The device address of `repr`'s first element, for writing.
-fn raw_device_ptr_mut<T: Element>(repr: &mut ReprMut<'_, T>) -> Result<u64> {
-    match repr {
-        ReprMut::Gpu(v) => {
-            let own = v.stream().clone();
-            let (ptr, _record) = v.device_ptr_mut(&own);
-            Ok(ptr)
-        }
-        ReprMut::Sim(..) => Err(Error::Unsupported(
-            "device_ptr_mut: the simulator has no device addresses".into(),
-        )),
-    }
+/// Orders Cuprum's uses of `slice` before whatever cudarc code does with it next: the slice's
+/// stream waits for them, then cudarc's events of the slice are recorded there (they only
+/// exist, and are only waited on, while cudarc tracks several streams; with one, cudarc's
+/// work is on the default stream, which the slice's stream then is).
+fn hand_to_cudarc<T>(
+    uses: &Uses,
+    slice: &mut CudaSlice<T>,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let own = slice.stream().clone();
+    uses.settle_on(&own)?;
+    drop(slice.device_ptr_mut(&own));
+    uses.mark_foreign();
+    Ok(())
 }
 
-/// The device address of `repr`'s first element.
-fn raw_device_ptr<T: Element>(repr: &Repr<'_, T>) -> Result<u64> {
-    match repr {
-        Repr::Gpu(v) => {
-            // cudarc hands out the address with an ordering guard for a stream; on the
-            // view's own stream that only orders it after the memory's last write.
-            let (ptr, _record) = v.device_ptr(v.stream());
-            Ok(ptr)
+/// The device address of `view`'s first element, once Cuprum's queued work on it is done.
+fn raw_device_ptr<T: Element>(view: &RawView<'_, T>) -> Result<u64> {
+    match view.memory {
+        Some(m) => {
+            m.uses
+                .settle_host()
+                .during("waiting for the buffer's work")?;
+            Ok(view.kernel_ptr())
         }
-        Repr::Sim(..) => Err(Error::Unsupported(
+        None => Err(Error::Unsupported(
             "device_ptr: the simulator has no device addresses".into(),
         )),
     }
@@ -473,7 +674,7 @@ impl<'a, T: Element> DeviceView<'a, T> {
     /// # Errors
     /// [`Error::Unsupported`] on the simulator.
     pub unsafe fn device_ptr(&self) -> Result<u64> {
-        raw_device_ptr(&self.repr)
+        raw_device_ptr(&self.__view())
     }
 }
 
@@ -501,7 +702,7 @@ impl<'a, T: Element> DeviceViewMut<'a, T> {
     /// # Errors
     /// [`Error::Unsupported`] on the simulator.
     pub unsafe fn device_ptr(&self) -> Result<u64> {
-        raw_device_ptr(&self.__view().repr)
+        raw_device_ptr(&self.__view())
     }
 
     /// The device address of the view's first element, for writing through it.
@@ -512,28 +713,36 @@ impl<'a, T: Element> DeviceViewMut<'a, T> {
     /// # Errors
     /// [`Error::Unsupported`] on the simulator.
     pub unsafe fn device_ptr_mut(&mut self) -> Result<u64> {
-        raw_device_ptr_mut(&mut self.repr)
+        raw_device_ptr(&self.__view())
     }
 }
 
-fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+/// `range` as `(start, end)` within `len`, or `None` when it is out of bounds (or its ends
+/// overflow).
+fn try_bounds(range: &impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
     use std::ops::Bound;
     let a = match range.start_bound() {
         Bound::Included(&a) => a,
-        Bound::Excluded(&a) => a.checked_add(1).expect("range start overflows"),
+        Bound::Excluded(&a) => a.checked_add(1)?,
         Bound::Unbounded => 0,
     };
     let b = match range.end_bound() {
-        Bound::Included(&b) => b.checked_add(1).expect("range end overflows"),
+        Bound::Included(&b) => b.checked_add(1)?,
         Bound::Excluded(&b) => b,
         Bound::Unbounded => len,
     };
-    assert!(a <= b, "device buffer range starts at {a} but ends at {b}");
-    assert!(
-        b <= len,
-        "device buffer range end {b} is out of range for a buffer of length {len}"
-    );
-    (a, b)
+    (a <= b && b <= len).then_some((a, b))
+}
+
+/// As [`try_bounds`], panicking with slicing's message.
+fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    try_bounds(range, len).unwrap_or_else(|| {
+        panic!(
+            "device buffer range {:?}..{:?} is out of range for a buffer of length {len}",
+            range.start_bound(),
+            range.end_bound()
+        )
+    })
 }
 
 impl<T: Element> std::fmt::Debug for DeviceBuffer<T> {
@@ -565,31 +774,25 @@ impl<T: Element> DeviceSlice<T> for DeviceBuffer<T> {
         DeviceBuffer::len(self)
     }
     fn __view(&self) -> RawView<'_, T> {
-        let (repr, memory) = match &self.storage {
-            Storage::Gpu { memory, len } => {
-                // SAFETY: this buffer owns the memory and `&self` is shared.
-                (
-                    Repr::Gpu(unsafe { memory.get() }.slice(..*len)),
-                    Some(memory),
-                )
-            }
-            Storage::Sim(s) => (Repr::Sim(s.view(0, s.len()), PhantomData), None),
-        };
+        let view = self.view(0, self.len());
         RawView {
-            repr,
-            device: &self.device,
-            memory,
+            repr: view.repr,
+            device: view.device,
+            memory: view.memory,
+            offset: 0,
         }
     }
 }
 
 impl<T: Element> DeviceSliceMut<T> for DeviceBuffer<T> {
     fn __view_mut(&mut self) -> RawViewMut<'_, T> {
-        let view = self.slice_mut(..);
+        let len = self.len();
+        let view = self.view_mut(0, len);
         RawViewMut {
             repr: view.repr,
             device: view.device,
             memory: view.memory,
+            offset: 0,
         }
     }
 }
@@ -607,6 +810,7 @@ impl<T: Element> DeviceSlice<T> for DeviceView<'_, T> {
             repr,
             device: self.device,
             memory: self.memory,
+            offset: self.offset,
         }
     }
 }
@@ -624,6 +828,7 @@ impl<T: Element> DeviceSlice<T> for DeviceViewMut<'_, T> {
             repr,
             device: self.device,
             memory: self.memory,
+            offset: self.offset,
         }
     }
 }
@@ -638,6 +843,7 @@ impl<T: Element> DeviceSliceMut<T> for DeviceViewMut<'_, T> {
             repr,
             device: self.device,
             memory: self.memory,
+            offset: self.offset,
         }
     }
 }

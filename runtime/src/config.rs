@@ -94,17 +94,30 @@ impl LaunchConfig {
     /// `n == 0` gives an empty grid, which launches nothing.
     ///
     /// # Panics
-    /// If `block` is zero, or `n` needs more than `u32::MAX` blocks.
+    /// If `block` is zero, or `n` needs more than `u32::MAX` blocks;
+    /// [`try_for_elements`](Self::try_for_elements) returns `Err` instead.
     pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
-        assert!(
-            block > 0,
-            "LaunchConfig::for_elements: a block needs at least one thread"
-        );
+        LaunchConfig::try_for_elements(n, block).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`for_elements`](Self::for_elements), without panicking.
+    ///
+    /// # Errors
+    /// [`Error::LaunchConfig`](crate::Error::LaunchConfig) if `block` is zero, or `n` needs
+    /// more than `u32::MAX` blocks.
+    pub fn try_for_elements(n: usize, block: u32) -> crate::Result<LaunchConfig> {
+        if block == 0 {
+            return Err(crate::Error::LaunchConfig(
+                "LaunchConfig::for_elements: a block needs at least one thread".into(),
+            ));
+        }
         let blocks = n.div_ceil(block as usize);
-        let blocks = u32::try_from(blocks).unwrap_or_else(|_| {
-            panic!("LaunchConfig::for_elements: {n} elements need {blocks} blocks of {block}, more than a grid holds; use a grid-stride loop")
-        });
-        LaunchConfig::new(blocks, block)
+        let blocks = u32::try_from(blocks).map_err(|_| {
+            crate::Error::LaunchConfig(format!(
+                "LaunchConfig::for_elements: {n} elements need {blocks} blocks of {block}, more than a grid holds; use a grid-stride loop"
+            ))
+        })?;
+        Ok(LaunchConfig::new(blocks, block))
     }
 
     /// The same launch with `bytes` of dynamic shared memory per block.
@@ -136,6 +149,16 @@ mod tests {
             (Dim3::new(4, 1, 1), Dim3::new(256, 1, 1))
         );
         assert!(LaunchConfig::for_elements(0, 256).is_empty());
+    }
+
+    #[test]
+    fn try_for_elements_refuses_what_for_elements_panics_on() {
+        assert!(LaunchConfig::try_for_elements(10, 0).is_err());
+        assert!(LaunchConfig::try_for_elements(usize::MAX, 1).is_err());
+        assert_eq!(
+            LaunchConfig::try_for_elements(1000, 256).ok(),
+            Some(LaunchConfig::for_elements(1000, 256))
+        );
     }
 
     #[test]

@@ -43,6 +43,9 @@ impl Stream {
         if src.len() == 0 {
             return Ok(());
         }
+        if let StreamKind::Gpu { cuda, .. } = &self.core.kind {
+            dst.before_use(cuda)?;
+        }
         match (&self.core.kind, &mut dst.repr, src) {
             (StreamKind::Gpu { cuda, .. }, ReprMut::Gpu(d), HostRef::Pageable(s)) => {
                 cuda.memcpy_htod(s, d).during("copying to the device")
@@ -96,6 +99,9 @@ impl Stream {
         if dst.len() == 0 {
             return Ok(());
         }
+        if let StreamKind::Gpu { cuda, .. } = &self.core.kind {
+            src.before_use(cuda)?;
+        }
         match (&self.core.kind, &src.repr, &mut dst) {
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pageable(d)) => {
                 cuda.memcpy_dtoh(s, &mut **d)
@@ -144,6 +150,10 @@ impl Stream {
         same_len(dst.repr.len(), n)?;
         if n == 0 {
             return Ok(());
+        }
+        if let StreamKind::Gpu { cuda, .. } = &self.core.kind {
+            src.before_use(cuda)?;
+            dst.before_use(cuda)?;
         }
         match (&self.core.kind, &src.repr, &mut dst.repr) {
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), ReprMut::Gpu(d)) => cuda

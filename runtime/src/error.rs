@@ -54,6 +54,17 @@ pub enum Error {
     KernelPanic(Box<KernelPanic>),
 }
 
+/// The error of an allocation that cannot be made, as the driver reports it: its byte size
+/// overflows, or the memory is not there (the simulator's allocations report this too).
+pub(crate) fn out_of_memory() -> Error {
+    Error::Driver {
+        op: "allocating memory",
+        source: cudarc::driver::DriverError(
+            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+        ),
+    }
+}
+
 /// Where and why a kernel stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelPanic {

@@ -3,10 +3,13 @@
 //! users (re-exported as `cuprum::__private`); its signatures are the contract between the
 //! macro and the runtime.
 
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaFunction, CudaStream, CudaViewMut, DevicePtrMut, LaunchArgs};
+use cudarc::driver::{
+    CudaFunction, CudaStream, DevicePtrMut, DeviceRepr, DeviceSlice as _, LaunchArgs, PushKernelArg,
+};
 use cuprum_abi::CheckKind;
 use cuprum_std::sim::{run_grid, GridSpec, SimSlice, SimSliceMut, Stop, Thread};
 
@@ -258,20 +261,42 @@ pub struct GpuLaunch<'a> {
     panic_arg: Option<u64>,
 }
 
-/// A read-only slice argument: the view and its length.
+/// A read-only slice argument: the address and its length.
 pub struct GpuSlice<'a, T> {
-    /// The memory.
-    pub view: cudarc::driver::CudaView<'a, T>,
+    /// The memory's device address.
+    pub view: KernelPtr,
     /// Its length, as the kernel's `u64` parameter.
     pub len: u64,
+    _borrow: PhantomData<&'a [T]>,
 }
 
-/// A writable slice argument: the view and its length.
+/// A writable slice argument: the address and its length.
 pub struct GpuSliceMut<'a, T> {
-    /// The memory.
-    pub view: CudaViewMut<'a, T>,
+    /// The memory's device address.
+    pub view: KernelPtr,
     /// Its length, as the kernel's `u64` parameter.
     pub len: u64,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+/// A slice argument's device address. Launches pass it as a plain value: the ordering that
+/// cudarc's views would add (events waited on and recorded at every launch, and only while a
+/// context has several streams) is done by Cuprum's own bookkeeping (`order.rs`), which costs
+/// no driver call for memory used on one stream.
+#[repr(transparent)]
+pub struct KernelPtr(u64);
+
+// SAFETY: a `u64` device address, the kernel's pointer parameter.
+unsafe impl DeviceRepr for KernelPtr {}
+
+// SAFETY: pushes the address of the `u64` the kernel reads as its pointer parameter; the
+// reference outlives the launch arguments.
+unsafe impl<'a, 'b: 'a> PushKernelArg<&'b mut KernelPtr> for LaunchArgs<'a> {
+    #[inline(always)]
+    fn arg(&mut self, arg: &'b mut KernelPtr) -> &mut Self {
+        let shared: &'b KernelPtr = arg;
+        <Self as PushKernelArg<&'b KernelPtr>>::arg(self, shared)
+    }
 }
 
 impl<'a> GpuStream<'a> {
@@ -364,38 +389,62 @@ impl<'a> GpuStream<'a> {
         Ok(self.panic.get_or_init(|| record))
     }
 
-    /// A `&[T]` argument.
+    /// A `&[T]` argument: ordered after other streams' writes of the memory (or, in a
+    /// capture, kept for the graph's replays to order).
     pub fn slice<'b, T: Element>(
         &self,
         s: &'b (impl DeviceSlice<T> + ?Sized),
     ) -> Result<GpuSlice<'b, T>> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
-        crate::graph::track_read(self.stream, &v);
-        match v.repr {
-            Repr::Gpu(view) => {
-                let len = view.len() as u64;
-                Ok(GpuSlice { view, len })
-            }
-            Repr::Sim(..) => unreachable!("a GPU's buffers are GPU memory"),
+        let Repr::Gpu(view) = &v.repr else {
+            unreachable!("a GPU's buffers are GPU memory")
+        };
+        same_context(self.cuda, view.stream())?;
+        if !crate::graph::keep_read(self.stream, &v) {
+            v.before_use(self.cuda)?;
         }
+        Ok(GpuSlice {
+            view: KernelPtr(v.kernel_ptr()),
+            len: view.len() as u64,
+            _borrow: PhantomData,
+        })
     }
 
-    /// A `&mut [T]` argument.
+    /// A `&mut [T]` argument: ordered after other streams' reads and writes of the memory
+    /// (or, in a capture, kept for the graph's replays to order).
     pub fn slice_mut<'b, T: Element>(
         &self,
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<GpuSliceMut<'b, T>> {
         let mut v = s.__view_mut();
         same_device(self.stream, v.device())?;
-        crate::graph::track_write(self.stream, &mut v);
-        match v.repr {
-            ReprMut::Gpu(view) => {
-                let len = view.len() as u64;
-                Ok(GpuSliceMut { view, len })
-            }
-            ReprMut::Sim(..) => unreachable!("a GPU's buffers are GPU memory"),
+        let ReprMut::Gpu(view) = &v.repr else {
+            unreachable!("a GPU's buffers are GPU memory")
+        };
+        same_context(self.cuda, view.stream())?;
+        let len = view.len() as u64;
+        if !crate::graph::keep_write(self.stream, &v) {
+            v.before_use(self.cuda)?;
         }
+        Ok(GpuSliceMut {
+            view: KernelPtr(v.kernel_ptr()),
+            len,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// Memory swapped into a buffer through `cuda_slice_mut` must belong to the launch's context.
+fn same_context(launch: &CudaStream, memory: &CudaStream) -> Result<()> {
+    if launch.context().cu_ctx() == memory.context().cu_ctx() {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice(format!(
+            "launch: a buffer holds memory of GPU {} (a cudarc slice assigned to it), passed to a launch on GPU {}",
+            memory.context().ordinal(),
+            launch.context().ordinal()
+        )))
     }
 }
 
@@ -437,7 +486,14 @@ pub struct SimStream<'a> {
 
 impl SimStream<'_> {
     /// A `&[T]` argument.
-    pub fn slice<T: Element>(&self, s: &(impl DeviceSlice<T> + ?Sized)) -> Result<SimSlice<T>> {
+    ///
+    /// # Safety
+    /// The view carries no lifetime: the caller uses it only while `s` is borrowed (within
+    /// the launch it is made for).
+    pub unsafe fn slice<T: Element>(
+        &self,
+        s: &(impl DeviceSlice<T> + ?Sized),
+    ) -> Result<SimSlice<T>> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
         match v.repr {
@@ -447,7 +503,10 @@ impl SimStream<'_> {
     }
 
     /// A `&mut [T]` argument.
-    pub fn slice_mut<T: Element>(
+    ///
+    /// # Safety
+    /// As [`SimStream::slice`], while `s` is borrowed exclusively.
+    pub unsafe fn slice_mut<T: Element>(
         &self,
         s: &mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<SimSliceMut<T>> {
@@ -561,13 +620,17 @@ impl<'a> GpuLaunch<'a> {
     }
 
     /// Pushes the hidden panic-record argument and launches.
-    pub fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
-        use cudarc::driver::PushKernelArg;
+    ///
+    /// # Safety
+    /// `args` holds exactly the kernel's parameters, in order, with their types: each slice
+    /// as the address and length of a [`GpuSlice`] or [`GpuSliceMut`] made by this launch's
+    /// stream (so ordered and alive), then the scalars. `launch` expansions push them from
+    /// the kernel's checked signature.
+    pub unsafe fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
         if let Some(p) = &self.panic_arg {
             args.arg(p);
         }
-        // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
-        // checked signature; slices are pushed as (device pointer, length) pairs of live views.
+        // SAFETY: the caller pushed the kernel's parameters (see above).
         unsafe { args.launch(self.config) }.during("launching a kernel")?;
         Ok(())
     }

@@ -4,11 +4,13 @@
 //! capture records. The capture runs on a private stream (a device's default stream cannot be
 //! captured) made from a second cudarc context object with cudarc's event tracking off:
 //! tracking would make the capture wait on events recorded outside it, which CUDA rejects.
-//! What tracking would have done is done here instead: at capture, the replay stream is made
-//! to wait for earlier work on every buffer a launch uses; the graph keeps those buffers'
-//! memory alive (so a buffer dropped inside the closure, or a forgotten graph, cannot free
-//! memory a replay uses); dropping a graph that was launched waits for its replays, so the
-//! buffers it borrowed are idle when the borrow ends.
+//! The capture only collects the allocations the launches use and whether they write them;
+//! each replay then orders itself like a launch (`order.rs`): the replay stream waits for
+//! other streams' conflicting uses of each allocation, and is listed as its user, so later
+//! work, frees and host reads wait for the replay, even when the graph is forgotten. The
+//! graph keeps the allocations alive (so a buffer dropped inside the closure, or a forgotten
+//! graph, cannot free memory a replay uses); dropping a graph that was launched also waits
+//! for its replays.
 //!
 //! On a GPU the closure runs twice: a first pass checks the launches and loads their modules
 //! without launching, so that the captured pass makes no driver calls but launches. On the
@@ -20,9 +22,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-use cudarc::driver::{result, CudaGraph, DevicePtr, DevicePtrMut};
+use cudarc::driver::{result, CudaGraph};
 
-use crate::buffer::{KeepAlive, RawView, RawViewMut, Repr, ReprMut};
+use crate::buffer::{KeepAlive, RawView, RawViewMut};
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
 use crate::stream::{LaunchGate, Stream, StreamCore, StreamKind};
@@ -72,8 +74,9 @@ pub struct Graph<'a> {
     exec: Option<CudaGraph>,
     /// The closure: it holds the borrows; the simulator runs it at each replay.
     body: Body<'a>,
-    /// The GPU memory the recorded launches use.
-    _keep: Vec<KeepAlive>,
+    /// The GPU memory the recorded launches use, each allocation once, with whether they
+    /// write it.
+    keep: Vec<KeepAlive>,
     /// Whether a replay was queued (and must be waited for before the borrows end).
     launched: bool,
 }
@@ -97,8 +100,6 @@ pub(crate) struct Capture {
     /// `LOAD` during a GPU capture's first pass, `RECORD` while launches are recorded,
     /// `CLOSED` after: the handle then refuses launches.
     state: AtomicU8,
-    /// The stream the graph replays on.
-    origin: Stream,
     /// The GPU memory the recorded launches use.
     keep: Mutex<Vec<KeepAlive>>,
 }
@@ -120,48 +121,55 @@ impl Capture {
         self.state.load(Ordering::Acquire) == RECORD
     }
 
-    /// Closes the handle; returns the memory the launches used.
+    /// Closes the handle; returns the memory the launches used, each allocation once
+    /// (written if any launch writes it).
     fn finish(&self) -> Vec<KeepAlive> {
         self.state.store(CLOSED, Ordering::Release);
-        std::mem::take(&mut *self.keep.lock().unwrap_or_else(|e| e.into_inner()))
+        let all = std::mem::take(&mut *self.keep.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut unique: Vec<KeepAlive> = Vec::new();
+        for (memory, write) in all {
+            match unique.iter_mut().find(|(m, _)| Arc::ptr_eq(m, &memory)) {
+                Some((_, w)) => *w |= write,
+                None => unique.push((memory, write)),
+            }
+        }
+        unique
+    }
+
+    fn keep(&self, keep: Option<KeepAlive>) {
+        if let Some(keep) = keep {
+            self.keep
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(keep);
+        }
     }
 }
 
-/// Before a launch on `stream` reads `view`: on a GPU capture handle, orders the replays after
-/// earlier writes of the memory and keeps the memory alive for the graph.
-pub(crate) fn track_read<T: Element>(stream: &Stream, view: &RawView<'_, T>) {
-    let Some(capture) = stream.core.capture.as_ref().filter(|c| c.recording()) else {
-        return;
-    };
-    if let (Repr::Gpu(v), Some(origin)) = (&view.repr, capture.origin.cuda_stream()) {
-        // cudarc makes `origin` wait for the memory's last write (the returned guard records
-        // a read there on drop, which is harmless).
-        let _ = v.device_ptr(origin);
-    }
-    if let Some(keep) = view.keep_alive() {
-        capture
-            .keep
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(keep);
+/// Whether `stream` is a GPU capture handle recording launches: then a launch's read of
+/// `view` is kept for the graph (which orders each replay) and not ordered now.
+pub(crate) fn keep_read<T: Element>(stream: &Stream, view: &RawView<'_, T>) -> bool {
+    match stream.core.capture.as_ref() {
+        Some(capture) => {
+            if capture.recording() {
+                capture.keep(view.keep_alive());
+            }
+            true
+        }
+        None => false,
     }
 }
 
-/// Before a launch on `stream` writes `view`: as [`track_read`], after earlier reads and
-/// writes.
-pub(crate) fn track_write<T: Element>(stream: &Stream, view: &mut RawViewMut<'_, T>) {
-    let Some(capture) = stream.core.capture.as_ref().filter(|c| c.recording()) else {
-        return;
-    };
-    if let (ReprMut::Gpu(v), Some(origin)) = (&mut view.repr, capture.origin.cuda_stream()) {
-        let _ = v.device_ptr_mut(origin);
-    }
-    if let Some(keep) = view.keep_alive() {
-        capture
-            .keep
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(keep);
+/// As [`keep_read`], for a write.
+pub(crate) fn keep_write<T: Element>(stream: &Stream, view: &RawViewMut<'_, T>) -> bool {
+    match stream.core.capture.as_ref() {
+        Some(capture) => {
+            if capture.recording() {
+                capture.keep(view.keep_alive());
+            }
+            true
+        }
+        None => false,
     }
 }
 
@@ -193,7 +201,6 @@ impl Stream {
                 kind,
                 capture: Some(Capture {
                     state: AtomicU8::new(state),
-                    origin: self.clone(),
                     keep: Mutex::new(Vec::new()),
                 }),
             }),
@@ -256,7 +263,7 @@ impl Stream {
             stream: self.clone(),
             exec,
             body,
-            _keep: keep,
+            keep,
             launched: false,
         })
     }
@@ -274,6 +281,17 @@ impl Graph<'_> {
                 cuda.context()
                     .bind_to_thread()
                     .during("binding the context")?;
+                // Ordered like a launch of each allocation the graph uses; the replay stream
+                // becomes their user, so a forgotten graph's replays are still waited for.
+                for (memory, write) in &self.keep {
+                    memory
+                        .uses()
+                        .before(cuda, *write, || {
+                            memory.cudarc_wait(cuda, *write);
+                            Ok(())
+                        })
+                        .during("ordering a graph replay")?;
+                }
                 // SAFETY: `exec` is a live executable graph of this stream's context; the
                 // memory its launches use is kept alive by `self` and borrowed by `body`.
                 unsafe { result::graph::launch(exec.cu_graph_exec(), cuda.cu_stream()) }

@@ -5,7 +5,7 @@ use cudarc::driver::{sys, CudaEvent, PinnedHostSlice};
 
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
-use crate::error::{DriverContext, Error, Result};
+use crate::error::{out_of_memory, DriverContext, Result};
 
 /// Page-locked ("pinned") host memory of one device: copies between it and device memory are
 /// truly asynchronous ([`Stream::copy_from_host`](crate::Stream::copy_from_host) and
@@ -53,7 +53,8 @@ impl Device {
     /// `len` zeros in page-locked host memory of this device, for asynchronous copies.
     ///
     /// # Errors
-    /// Driver errors (out of page-locked memory).
+    /// Driver errors: out of page-locked memory, also when the byte size overflows (on the
+    /// simulator, when the host cannot hold `len` elements).
     pub fn alloc_pinned<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         let storage = match &self.core.kind {
             DeviceKind::Gpu { ctx, .. } => {
@@ -61,12 +62,7 @@ impl Device {
                 if n.checked_mul(std::mem::size_of::<T>())
                     .is_none_or(|bytes| bytes >= isize::MAX as usize)
                 {
-                    return Err(Error::Driver {
-                        op: "allocating pinned host memory",
-                        source: cudarc::driver::DriverError(
-                            sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY,
-                        ),
-                    });
+                    return Err(out_of_memory());
                 }
                 // SAFETY: the memory is zeroed below before anything reads it (every element
                 // type is valid as zero bits).
@@ -80,7 +76,13 @@ impl Device {
                     .during("allocating pinned host memory")?;
                 Pinned::Gpu { host, done }
             }
-            DeviceKind::Sim => Pinned::Sim(vec![T::default(); len]),
+            DeviceKind::Sim => {
+                // Fallible, as page-locking is on a GPU: a size the host cannot hold is `Err`.
+                let mut v = Vec::new();
+                v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+                v.resize(len, T::default());
+                Pinned::Sim(v)
+            }
         };
         Ok(PinnedBuffer {
             storage,

@@ -46,6 +46,7 @@ mod graph;
 mod host_memory;
 pub mod inspect;
 pub mod occupancy;
+mod order;
 mod panic_record;
 mod stream;
 

@@ -128,6 +128,9 @@ impl PanicRecord {
 
 impl Drop for PanicRecord {
     fn drop(&mut self) {
+        // Kernels still queued on the stream may write the host record: wait for them before
+        // freeing it (the stream itself may outlive this record, in buffers' lists of users).
+        let _ = self.claim.stream().synchronize();
         let _ = self.ctx.bind_to_thread();
         // SAFETY: allocated by malloc_host in `new`, freed once.
         unsafe {

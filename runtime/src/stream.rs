@@ -11,12 +11,16 @@ use cuprum_std::sim::SimBuffer;
 use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
+use crate::error::out_of_memory;
 use crate::error::{DriverContext, Error, Result};
 use crate::graph::Capture;
 use crate::panic_record::PanicRecord;
 
 /// An in-order queue of work on a device. Launches and copies on one stream run in order;
-/// different streams may overlap.
+/// different streams may overlap, except where they share memory: a launch, copy or graph
+/// replay that writes a buffer waits for earlier uses of it on other streams, and one that
+/// reads it waits for the last write, whether or not those streams still exist. Events
+/// ([`Stream::record_event`], [`Stream::wait_event`]) order anything else.
 ///
 /// Cheap to clone (clones are the same stream); `Send` and `Sync`, so threads may share one
 /// or each make their own with [`Device::new_stream`]. Failed runtime checks of kernels
@@ -160,18 +164,24 @@ impl Stream {
                 let slice = cuda
                     .alloc_zeros::<T>(1)
                     .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(slice, 0, self.core.device.clone()))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    true,
+                    self.core.device.clone(),
+                    cuda,
+                ))
             }
             StreamKind::Gpu { cuda, .. } => {
                 let slice = cuda.clone_htod(data).during("copying to the device")?;
                 Ok(DeviceBuffer::gpu(
                     slice,
-                    data.len(),
+                    false,
                     self.core.device.clone(),
+                    cuda,
                 ))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
-                SimBuffer::from_slice(data),
+                SimBuffer::from_slice(data).map_err(|_| out_of_memory())?,
                 self.core.device.clone(),
             )),
         }
@@ -180,18 +190,32 @@ impl Stream {
     /// A new device buffer of `len` zeros (`len` may be 0).
     ///
     /// # Errors
-    /// Driver errors (out of memory); [`Error::Capture`] on a capture handle.
+    /// Driver errors: out of memory, also when `len` elements' byte size overflows (the
+    /// simulator reports the same when the host cannot hold them); [`Error::Capture`] on a
+    /// capture handle.
     pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         self.check_not_capturing("alloc_zeros")?;
+        // cudarc multiplies without checking; a wrapped size would be a smaller allocation.
+        if len
+            .checked_mul(std::mem::size_of::<T>())
+            .is_none_or(|bytes| bytes > isize::MAX as usize)
+        {
+            return Err(out_of_memory());
+        }
         match &self.core.kind {
             StreamKind::Gpu { cuda, .. } => {
                 let slice = cuda
                     .alloc_zeros::<T>(len.max(1))
                     .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(slice, len, self.core.device.clone()))
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    len == 0,
+                    self.core.device.clone(),
+                    cuda,
+                ))
             }
             StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
-                SimBuffer::zeroed(len),
+                SimBuffer::zeroed(len).map_err(|_| out_of_memory())?,
                 self.core.device.clone(),
             )),
         }
@@ -210,7 +234,11 @@ impl Stream {
         match (&self.core.kind, &view.repr) {
             (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
-                cuda.clone_dtoh(v).during("copying to the host")
+                view.before_use(cuda)?;
+                let out = cuda.clone_dtoh(v).during("copying to the host")?;
+                // The copy waited for writes on other streams; the data is there once it is.
+                cuda.synchronize().during("copying to the host")?;
+                Ok(out)
             }
             (StreamKind::Sim { .. }, Repr::Sim(v, _)) => Ok(v.to_vec()),
             _ => unreachable!("a device's buffers have its kind"),
@@ -239,6 +267,59 @@ impl Stream {
                 }
             }
         }
+    }
+
+    /// Waits until all work queued on this stream has finished, or until `timeout` has
+    /// passed: `Ok(true)` when the work finished (then as [`synchronize`](Self::synchronize),
+    /// reporting failed checks), `Ok(false)` when it is still running.
+    ///
+    /// This is the way out of a kernel that never ends (an infinite loop, a spin-wait on a
+    /// flag nobody sets): the host thread gets control back and can report it, save what it
+    /// has, and exit the process. It cannot stop the kernel: CUDA has no way to cancel a
+    /// running kernel, so the GPU stays busy, and every later call that waits for that work
+    /// also waits for it: a [`synchronize`](Self::synchronize), a host read of memory it may
+    /// write, and dropping the stream's last handle once it has launched a checked kernel
+    /// (the kernels' failure record is freed only after them); freeing a buffer it uses is
+    /// queued behind it. Only ending the process frees the GPU (the driver then tears the
+    /// context down), so a program that times out should report and exit, keeping (or
+    /// leaking, with `std::mem::forget`) the stream. Other streams' work that does not
+    /// depend on the kernel goes on meanwhile where the GPU has room for it.
+    ///
+    /// On the simulator every launch has finished when its call returns (a kernel that never
+    /// ends never returns from its launch), so this is [`synchronize`](Self::synchronize) and
+    /// returns `Ok(true)`.
+    ///
+    /// # Errors
+    /// As [`synchronize`](Self::synchronize).
+    pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<bool> {
+        self.check_not_capturing("synchronize_timeout")?;
+        if let StreamKind::Gpu { cuda, .. } = &self.core.kind {
+            let deadline = Instant::now() + timeout;
+            let mut pause = std::time::Duration::from_micros(10);
+            loop {
+                cuda.context()
+                    .bind_to_thread()
+                    .during("synchronizing a stream")?;
+                // SAFETY: a query of a live stream of this context.
+                match unsafe { cudarc::driver::sys::cuStreamQuery(cuda.cu_stream()) } {
+                    cudarc::driver::sys::CUresult::CUDA_SUCCESS => break,
+                    cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_READY => {}
+                    e => {
+                        return Err(Error::Driver {
+                            op: "synchronizing a stream",
+                            source: cudarc::driver::DriverError(e),
+                        })
+                    }
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    return Ok(false);
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(std::time::Duration::from_millis(1));
+            }
+        }
+        self.synchronize().map(|()| true)
     }
 
     /// Records an event at the current end of the stream (timing enabled). On the simulator,

@@ -18,9 +18,15 @@ impl Dim3 {
         Dim3 { x, y, z }
     }
 
-    /// The number of elements, `x * y * z` (exact: three `u32`s always fit in a `u64`).
+    /// The number of elements, `x * y * z`, or `u64::MAX` where that does not fit in a `u64`
+    /// (three `u32`s can reach 2^96; no device runs so many blocks or threads, so a limit
+    /// compared with the saturated count still rejects it, and it is never 0 unless an axis
+    /// is).
     pub const fn volume(self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        match (self.x as u64 * self.y as u64).checked_mul(self.z as u64) {
+            Some(v) => v,
+            None => u64::MAX,
+        }
     }
 }
 

@@ -100,30 +100,37 @@ unsafe impl<T: SimScalar> Send for SimBuffer<T> {}
 // SAFETY: as above.
 unsafe impl<T: SimScalar> Sync for SimBuffer<T> {}
 
+/// Simulated device memory could not be allocated: the size overflows `isize`, or the host
+/// has no memory for it (where a GPU would report that it is out of memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfMemory;
+
 impl<T: SimScalar> SimBuffer<T> {
-    fn layout(len: usize) -> Layout {
-        Layout::from_size_align((len * std::mem::size_of::<T>()).max(1), 16)
-            .expect("buffer size overflows")
+    /// The layout of `len` elements, `None` when its size overflows.
+    fn layout(len: usize) -> Option<Layout> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>())?;
+        Layout::from_size_align(bytes.max(1), 16).ok()
     }
 
-    /// `len` zeroed elements.
-    pub fn zeroed(len: usize) -> SimBuffer<T> {
-        let layout = Self::layout(len);
+    /// `len` zeroed elements, or `Err` when they cannot be allocated.
+    pub fn zeroed(len: usize) -> Result<SimBuffer<T>, OutOfMemory> {
+        let layout = Self::layout(len).ok_or(OutOfMemory)?;
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        SimBuffer {
+        let ptr = NonNull::new(raw).ok_or(OutOfMemory)?;
+        Ok(SimBuffer {
             ptr,
             len,
             _t: PhantomData,
-        }
+        })
     }
 
-    /// A copy of `data`.
-    pub fn from_slice(data: &[T]) -> SimBuffer<T> {
-        let b = SimBuffer::zeroed(data.len());
-        b.view(0, data.len()).copy_from(data);
-        b
+    /// A copy of `data`, or `Err` when it cannot be allocated.
+    pub fn from_slice(data: &[T]) -> Result<SimBuffer<T>, OutOfMemory> {
+        let b = SimBuffer::zeroed(data.len())?;
+        // SAFETY: the view does not outlive this function.
+        unsafe { b.view(0, data.len()) }.copy_from(data);
+        Ok(b)
     }
 
     /// Number of elements.
@@ -136,9 +143,19 @@ impl<T: SimScalar> SimBuffer<T> {
         self.len == 0
     }
 
-    /// A read-only view of `start..start + len` (already bounds-checked by the caller).
-    pub fn view(&self, start: usize, len: usize) -> SimSlice<T> {
-        assert!(start + len <= self.len, "simulator view out of range");
+    /// A read-only view of `start..start + len`.
+    ///
+    /// # Panics
+    /// When the range is not within the buffer.
+    ///
+    /// # Safety
+    /// The view carries no lifetime: the caller must not use it (or copies of it) after the
+    /// buffer is dropped, nor while something holds the buffer exclusively.
+    pub unsafe fn view(&self, start: usize, len: usize) -> SimSlice<T> {
+        assert!(
+            start.checked_add(len).is_some_and(|end| end <= self.len),
+            "simulator view out of range"
+        );
         // SAFETY: in bounds of the allocation.
         SimSlice {
             ptr: unsafe { self.ptr.as_ptr().add(start * std::mem::size_of::<T>()) },
@@ -148,15 +165,24 @@ impl<T: SimScalar> SimBuffer<T> {
     }
 
     /// A writable view of `start..start + len`.
-    pub fn view_mut(&mut self, start: usize, len: usize) -> SimSliceMut<T> {
-        SimSliceMut(self.view(start, len))
+    ///
+    /// # Panics
+    /// As [`SimBuffer::view`].
+    ///
+    /// # Safety
+    /// As [`SimBuffer::view`]; the caller must also not use the view while another view of
+    /// the same elements is used as if it were exclusive.
+    pub unsafe fn view_mut(&mut self, start: usize, len: usize) -> SimSliceMut<T> {
+        // SAFETY: the caller keeps the contract of `view`.
+        SimSliceMut(unsafe { self.view(start, len) })
     }
 }
 
 impl<T: SimScalar> Drop for SimBuffer<T> {
     fn drop(&mut self) {
+        let layout = Self::layout(self.len).expect("the layout was valid when allocated");
         // SAFETY: allocated in `zeroed` with the same layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), Self::layout(self.len)) }
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) }
     }
 }
 

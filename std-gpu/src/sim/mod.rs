@@ -29,7 +29,9 @@ mod warp;
 use std::fmt;
 
 pub use grid::{run_grid, GridSpec, SharedDecl};
-pub use memory::{div, rem, SharedArray, SimBuffer, SimElement, SimScalar, SimSlice, SimSliceMut};
+pub use memory::{
+    div, rem, OutOfMemory, SharedArray, SimBuffer, SimElement, SimScalar, SimSlice, SimSliceMut,
+};
 pub use ops::{clock64, warp_mask, warp_value};
 pub use thread::{current, Thread};
 pub use warp::{WarpOp, WarpOpKind};

@@ -255,18 +255,26 @@ impl Thread {
     }
 
     /// Static shared array number `k` of the kernel.
-    pub fn shared<T>(&self, k: usize, len: usize) -> SharedArray<T>
+    ///
+    /// # Safety
+    /// `k` is one of the kernel's declared arrays ([`GridSpec::shared`](super::GridSpec)),
+    /// `len` elements of `T` fit in its bytes, and the array is not used after this thread's
+    /// block has finished (it carries no lifetime).
+    pub unsafe fn shared<T>(&self, k: usize, len: usize) -> SharedArray<T>
     where
         T: super::SimScalar,
     {
-        // SAFETY: the grid runner laid out one region per declared array; `k` is a declared
-        // array and `len` its element count.
+        // SAFETY: the grid runner laid out one region per declared array; the caller passes
+        // a declared array and its element count.
         let ptr = unsafe { self.shared.add(*self.shared_offsets.add(k)) };
         SharedArray(SimSliceMut::from_raw(ptr, len))
     }
 
     /// The launch's dynamic shared memory as an array of `T`.
-    pub fn dynamic_shared<T: super::SimScalar>(&self) -> SharedArray<T> {
+    ///
+    /// # Safety
+    /// The array is not used after this thread's block has finished (it carries no lifetime).
+    pub unsafe fn dynamic_shared<T: super::SimScalar>(&self) -> SharedArray<T> {
         let (ptr, bytes) = self.dynamic_shared;
         SharedArray(SimSliceMut::from_raw(ptr, bytes / std::mem::size_of::<T>()))
     }
