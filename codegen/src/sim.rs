@@ -6,6 +6,10 @@
 //! each check gets a `Loc` built with `line!()`/`column!()` at the user's span. Locals are
 //! renamed `__cuprum_lN` (the IR already resolved shadowing) and loops labelled by id.
 
+mod report;
+
+pub use report::panic_formatter;
+
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -569,6 +573,8 @@ impl Emitter<'_> {
                 None => quote!(return ::core::result::Result::Ok(())),
             },
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Panic(p) => self.panic_call(p, e.span),
+            ExprKind::Print(p) => self.print_call(p),
         }
     }
 

@@ -488,6 +488,7 @@ fn options() -> impl Strategy<Value = KernelOptions> {
             max_threads,
             min_blocks: None,
             instances: Vec::new(),
+            debug_assertions: true,
             target: target
                 .map(|t| Target::parse(cuprum_codegen::target::SUPPORTED[t]).expect("supported")),
         })

@@ -118,8 +118,12 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             compile(&source, &options, &default_target)
         })
         .and_then(|mut k| {
-            k.sass = ahead_of_time_sass(&k.ptx)
-                .map_err(|e| syn::Error::new(func.sig.ident.span(), format!("CUPRUM_SASS: {e}")))?;
+            let sass_error =
+                |e| syn::Error::new(func.sig.ident.span(), format!("CUPRUM_SASS: {e}"));
+            k.sass = ahead_of_time_sass(&k.ptx).map_err(sass_error)?;
+            if let Some(r) = &mut k.release {
+                r.sass = ahead_of_time_sass(&r.ptx).map_err(sass_error)?;
+            }
             Ok(k)
         });
         record_build_time(&source.entry, started.elapsed());
@@ -481,22 +485,31 @@ fn emit_impl(
         })
         .collect();
     let launcher = launcher(func, cfg, instance, &signature, &arg_names);
-    let ptx = &k.ptx;
+    let ptx = with_debug_assertions(&k.ptx, k.release.as_ref().map(|r| &r.ptx));
     let entry = &k.name;
     let tag = cuprum_codegen::lower::kernel_tag(entry);
-    let checked = options.checked;
+    let checked = k.program.records_failures(options.checked);
     let max_threads = options.max_threads.unwrap_or(0);
     let sites = k.program.sites.iter().map(|s| {
         let kind = match s.kind {
             CheckKind::Index => quote!(Index),
             CheckKind::DivZero => quote!(DivZero),
             CheckKind::StepZero => quote!(StepZero),
+            CheckKind::Panic => quote!(Panic),
+        };
+        let message = match &s.message {
+            Some(m) => {
+                let f = cuprum_codegen::sim::panic_formatter(m);
+                quote!(::core::option::Option::Some(#f))
+            }
+            None => quote!(::core::option::Option::None),
         };
         quote_spanned!(s.span=> ::cuprum::__private::Site {
             kind: ::cuprum::__private::SiteKind::#kind,
             file: ::core::file!(),
             line: ::core::line!(),
             column: ::core::column!(),
+            message: #message,
         })
     });
     let mut prepare = Vec::new();
@@ -539,10 +552,14 @@ fn emit_impl(
         .into_iter()
         .map(|b| b as usize);
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
-    let sass = k.sass.iter().map(|(cc, cubin)| {
-        let bytes = proc_macro2::Literal::byte_string(cubin);
-        quote!((#cc, #bytes))
-    });
+    let cubins = |sass: &[(u32, Vec<u8>)]| {
+        let each = sass.iter().map(|(cc, cubin)| {
+            let bytes = proc_macro2::Literal::byte_string(cubin);
+            quote!((#cc, #bytes))
+        });
+        quote!(&[#(#each),*])
+    };
+    let sass = with_debug_assertions(cubins(&k.sass), k.release.as_ref().map(|r| cubins(&r.sass)));
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
@@ -560,8 +577,8 @@ fn emit_impl(
                 tag: #tag,
                 checked: #checked,
                 max_threads: #max_threads,
-                                sites: &[#(#sites),*],
-                sass: &[#(#sass),*],
+                sites: &[#(#sites),*],
+                sass: #sass,
                 cooperative: #cooperative,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
@@ -597,6 +614,15 @@ fn emit_impl(
         }
 
         #launcher
+    }
+}
+
+/// A kernel with `debug_assert*!` has two builds: the user's crate picks one by its own
+/// `debug_assertions` (a proc macro cannot see the profile of the crate it expands in).
+fn with_debug_assertions(with: impl ToTokens, without: Option<impl ToTokens>) -> TokenStream {
+    match without {
+        Some(without) => quote!(if ::core::cfg!(debug_assertions) { #with } else { #without }),
+        None => with.to_token_stream(),
     }
 }
 

@@ -54,6 +54,8 @@ pub enum SiteKind {
     DivZero,
     /// `step_by(0)`.
     StepZero,
+    /// An assertion or a panic; the message comes from [`Site::message`].
+    Panic,
 }
 
 /// A runtime check in a kernel's source.
@@ -67,6 +69,9 @@ pub struct Site {
     pub line: u32,
     /// Column, 1-based.
     pub column: u32,
+    /// For [`SiteKind::Panic`]: the message, in Rust's wording, from the values the failing
+    /// thread recorded.
+    pub message: Option<fn(&[u64]) -> String>,
 }
 
 /// A kernel as the macro describes it: `k::INFO` for a `#[kernel] fn k`, which

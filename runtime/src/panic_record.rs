@@ -1,7 +1,7 @@
 //! Where a stream's checked kernels report a failed runtime check.
 //!
 //! Each stream owns, once it launches a checked kernel, 16 bytes of device memory (a claim
-//! word and the address of the host record) and 64 bytes of mapped, pinned host memory (the
+//! word and the address of the host record) and 192 bytes of mapped, pinned host memory (the
 //! record). The first failing thread claims the word with an atomic compare-and-swap in device
 //! memory, fills the host record with plain stores, and every failing thread exits. After a
 //! synchronisation the host reads the record directly: no copy, nothing on the launch path.
@@ -16,7 +16,13 @@ use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::expansion::{lookup_kernel, SiteKind};
 use cuprum_std::Dim3;
 
-const HOST_BYTES: usize = 64;
+/// The record: 64 bytes of tag, site, index, length, block and thread, then the values a
+/// failed assertion records (`u64` each; see `cuprum_codegen::lower::ASSERT_VALUES_OFFSET`).
+const HOST_BYTES: usize = VALUES_AT + 8 * MAX_VALUES;
+/// Where an assertion's values start.
+const VALUES_AT: usize = 64;
+/// Most values an assertion records.
+const MAX_VALUES: usize = 16;
 /// `state` value meaning "the record is complete".
 const COMPLETE: u32 = 2;
 
@@ -96,6 +102,9 @@ impl PanicRecord {
         let len: u64 = self.read(24);
         let dim = |o: usize| Dim3::new(self.read(o), self.read(o + 4), self.read(o + 8));
         let (block, thread) = (dim(32), dim(44));
+        let values: Vec<u64> = (0..MAX_VALUES)
+            .map(|k| self.read(VALUES_AT + 8 * k))
+            .collect();
         // SAFETY: as in `new`; the kernel that wrote the record has finished.
         unsafe { std::ptr::write_bytes(self.host.as_ptr(), 0, HOST_BYTES) };
         // SAFETY: the claim word is 4 bytes of our 16-byte allocation.
@@ -114,6 +123,10 @@ impl PanicRecord {
                     }
                     SiteKind::DivZero => "attempt to divide by zero".to_string(),
                     SiteKind::StepZero => "assertion failed: step != 0".to_string(),
+                    SiteKind::Panic => match s.message {
+                        Some(message) => message(&values),
+                        None => "explicit panic".to_string(),
+                    },
                 },
                 s.file,
                 s.line,

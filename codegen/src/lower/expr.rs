@@ -315,6 +315,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 None
             }
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Panic(p) => self.panic_call(p),
+            ExprKind::Print(p) => self.print_call(p),
         }
     }
 

@@ -10,6 +10,7 @@ mod builtin;
 mod expr;
 mod hoist;
 mod place;
+mod report;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::basic_block::BasicBlock;
@@ -39,6 +40,9 @@ pub struct Lowered<'ctx> {
     pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
 }
 
+/// Where a failed assertion's values start in the host record (8 bytes each, at most 16).
+pub const ASSERT_VALUES_OFFSET: u64 = 64;
+
 /// The name of the cold function that records a failed check.
 pub const PANIC_FN: &str = "__cuprum_panic";
 
@@ -58,6 +62,11 @@ pub fn lower_program<'ctx>(
     entry_name: &str,
 ) -> Lowered<'ctx> {
     let module = ctx.create_module(entry_name);
+    // Assertions report through the panic record even in `unchecked` kernels.
+    let options = &KernelOptions {
+        checked: program.records_failures(options.checked),
+        ..options.clone()
+    };
     let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
     let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
     let shared = declare_shared(ctx, &module, program);
@@ -379,22 +388,32 @@ pub(crate) fn shared_global_type<'ctx>(
 ///
 /// Record layout (device memory): `u32 claimed`, `u32 pad`, `u64 host_record`. The host record
 /// (mapped host memory) is `u32 state (2 = complete)`, `u32 tag`, `u32 site`, `u32 pad`,
-/// `u64 index`, `u64 len`, `u32 block[3]`, `u32 thread[3]`.
+/// `u64 index`, `u64 len`, `u32 block[3]`, `u32 thread[3]`, then from byte
+/// [`ASSERT_VALUES_OFFSET`] the `u64` values of a failed assertion (at most 16).
 fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> FunctionValue<'ctx> {
+    let i64t = ctx.i64_type();
+    declare_record_fn(ctx, module, PANIC_FN, &[i64t.into(), i64t.into()], 16)
+}
+
+/// A function `name(record, i32 tag, i32 site, values..)` that, in the first failing thread,
+/// stores the `values` into the host record from byte `values_at` on (8 bytes each), with tag,
+/// site, block and thread, then marks the record complete; every caller exits.
+/// `__cuprum_panic` stores index and length at 16 and 24; an assertion's
+/// `__cuprum_assert{n}` stores its `n` values at 64, 72, ..
+pub(crate) fn declare_record_fn<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    values: &[BasicMetadataTypeEnum<'ctx>],
+    values_at: u64,
+) -> FunctionValue<'ctx> {
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let gptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
-    let fn_ty = ctx.void_type().fn_type(
-        &[
-            gptr.into(),
-            i32t.into(),
-            i32t.into(),
-            i64t.into(),
-            i64t.into(),
-        ],
-        false,
-    );
-    let f = module.add_function(PANIC_FN, fn_ty, Some(Linkage::Internal));
+    let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into(), i32t.into(), i32t.into()];
+    params.extend_from_slice(values);
+    let fn_ty = ctx.void_type().fn_type(&params, false);
+    let f = module.add_function(name, fn_ty, Some(Linkage::Internal));
     for attr in ["noinline", "cold", "noreturn", "nounwind"] {
         f.add_attribute(
             AttributeLoc::Function,
@@ -443,8 +462,9 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
     };
     store(4, f.get_nth_param(1).unwrap());
     store(8, f.get_nth_param(2).unwrap());
-    store(16, f.get_nth_param(3).unwrap());
-    store(24, f.get_nth_param(4).unwrap());
+    for k in 0..values.len() as u32 {
+        store(values_at + 8 * k as u64, f.get_nth_param(3 + k).unwrap());
+    }
     let sreg = |name: &str| -> BasicValueEnum<'ctx> {
         let decl = builtin::intrinsic(module, name, &[]);
         ok!(b.build_call(decl, &[], name))

@@ -19,6 +19,7 @@ mod block;
 mod grid;
 mod memory;
 mod ops;
+mod printf;
 mod thread;
 mod warp;
 
@@ -27,6 +28,7 @@ use std::fmt;
 pub use grid::{run_grid, GridSpec, SharedDecl};
 pub use memory::{div, rem, SharedArray, SimBuffer, SimElement, SimScalar, SimSlice, SimSliceMut};
 pub use ops::{clock64, warp_mask, warp_value};
+pub use printf::{format_printf, printf, PrintfArg};
 pub use thread::{current, Thread};
 pub use warp::{WarpOp, WarpOpKind};
 
