@@ -12,6 +12,8 @@ mod device_fns;
 mod math;
 #[path = "kernels/options.rs"]
 mod options;
+#[path = "kernels/report.rs"]
+mod report;
 #[path = "kernels/shared.rs"]
 mod shared;
 #[path = "kernels/sync.rs"]
@@ -58,6 +60,12 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         options::precise,
         options::unchecked_copy,
         options::fences,
+        report::all_below,
+        report::same_as,
+        report::differs_from,
+        report::no_negatives,
+        report::classify,
+        report::print_values,
         shared::histogram,
         shared::transpose,
         shared::block_scan,
