@@ -73,6 +73,8 @@ pub struct Function {
     pub body: Block,
     /// Number of loops, for `LoopId`s.
     pub loop_count: usize,
+    /// Where it is defined (its name), for the PTX's line information.
+    pub span: Span,
 }
 
 /// A local variable or parameter.

@@ -350,6 +350,7 @@ impl<'p> Checker<'p> {
             ret,
             body,
             loop_count: self.loop_count,
+            span: item.sig.ident.span(),
         }
     }
 

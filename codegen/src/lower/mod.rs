@@ -9,6 +9,7 @@ mod atomic;
 mod builtin;
 mod expr;
 mod hoist;
+mod lines;
 mod place;
 mod report;
 
@@ -86,11 +87,13 @@ pub fn lower_program<'ctx>(
         .collect();
     let tag = kernel_tag(entry_name);
     let mut libdevice_uses = Vec::new();
+    let mut lines = lines::LineInfo::new(&module, program.kernel.span);
     for (f, &func) in program.functions.iter().zip(&fns) {
         let mut lower = FnLower::new(ctx, &module, f, func, options, panic_fn);
         lower.shared = shared.clone();
         lower.fns = fns.clone();
         lower.kernel_tag = tag;
+        lower.scope = Some(lines.function(func, f.span));
         lower.body(false);
         libdevice_uses.append(&mut lower.libdevice_uses);
     }
@@ -98,9 +101,11 @@ pub fn lower_program<'ctx>(
     lower.shared = shared;
     lower.fns = fns;
     lower.kernel_tag = tag;
+    lower.scope = Some(lines.function(kernel, program.kernel.span));
     lower.body(true);
     libdevice_uses.append(&mut lower.libdevice_uses);
     drop(lower);
+    lines.finish();
     Lowered {
         module,
         libdevice_uses,
@@ -244,6 +249,10 @@ pub(crate) struct FnLower<'a, 'ctx> {
     /// the initializers of the run's `let`s that are not replayed (their value is not known
     /// at the run's start), by address.
     pub check_mode: Option<std::collections::HashSet<*const crate::ir::Expr>>,
+    /// The function's subprogram, the scope of its source locations.
+    pub scope: Option<*mut std::ffi::c_void>,
+    /// The span whose line the instructions being built carry.
+    pub location: Option<proc_macro2::Span>,
     entry: BasicBlock<'ctx>,
 }
 
@@ -522,6 +531,8 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             kernel_tag: 0,
             prechecked: std::collections::HashSet::new(),
             check_mode: None,
+            scope: None,
+            location: None,
             entry,
         }
     }
@@ -529,6 +540,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     /// Binds the kernel's parameters and lowers its body.
     /// Binds the parameters (a kernel's `bool`s arrive as bytes) and lowers the body.
     fn body(&mut self, kernel: bool) {
+        self.locate(Some(self.ir.span));
         let mut index = 0u32;
         for &p in &self.ir.params {
             let local = &self.ir.locals[p];
@@ -625,6 +637,19 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             32 => self.ctx.i32_type(),
             _ => self.ctx.i64_type(),
         }
+    }
+
+    /// Makes the instructions built from now on carry `span`'s source line; returns the span
+    /// they carried before.
+    pub(crate) fn locate(
+        &mut self,
+        span: impl Into<Option<proc_macro2::Span>>,
+    ) -> Option<proc_macro2::Span> {
+        let span = span.into();
+        if let (Some(scope), Some(s)) = (self.scope, span) {
+            lines::set_location(self.ctx, &self.b, scope, s);
+        }
+        std::mem::replace(&mut self.location, span)
     }
 
     /// The slot of a local.
