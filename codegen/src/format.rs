@@ -180,14 +180,14 @@ pub fn parse(s: &str) -> Result<Vec<Piece>, String> {
 
 fn parse_placeholder(inner: &str) -> Result<Piece, String> {
     let (arg, spec) = match inner.split_once(':') {
-        Some((a, s)) => (a.trim(), Some(s)),
-        None => (inner.trim(), None),
+        Some((a, s)) => (a, Some(s)),
+        None => (inner, None),
     };
     let arg = if arg.is_empty() {
         ArgRef::Next
     } else if let Ok(i) = arg.parse::<usize>() {
         ArgRef::Index(i)
-    } else if syn::parse_str::<syn::Ident>(arg).is_ok() {
+    } else if syn::parse_str::<syn::Ident>(arg).is_ok() && !arg.starts_with("r#") {
         ArgRef::Name(arg.to_string())
     } else {
         return Err(format!(
@@ -200,6 +200,10 @@ fn parse_placeholder(inner: &str) -> Result<Piece, String> {
     };
     Ok(Piece::Arg { arg, spec })
 }
+
+/// The largest width or precision: what one thread prints must stay small (the GPU's printf
+/// buffer is 1 MB by default).
+const MAX_COUNT: usize = 1000;
 
 fn parse_spec(s: &str) -> Result<Spec, String> {
     let bad = || format!("invalid format spec `{{:{s}}}`");
@@ -241,12 +245,21 @@ fn parse_spec(s: &str) -> Result<Spec, String> {
         spec.zero = true;
         i += 1;
     }
-    let number = |i: &mut usize| -> Option<usize> {
+    // `Ok(None)` without digits; an error past `MAX_COUNT`.
+    let number = |i: &mut usize| -> Result<Option<usize>, String> {
         let start = *i;
         while cs.get(*i).is_some_and(|c| c.is_ascii_digit()) {
             *i += 1;
         }
-        (*i > start).then(|| cs[start..*i].iter().collect::<String>().parse().ok())?
+        if *i == start {
+            return Ok(None);
+        }
+        match cs[start..*i].iter().collect::<String>().parse::<usize>() {
+            Ok(n) if n <= MAX_COUNT => Ok(Some(n)),
+            _ => Err(format!(
+                "a width or precision in a kernel is at most {MAX_COUNT}"
+            )),
+        }
     };
     let count_from_argument = |i: &mut usize| {
         // `N$` or `name$`
@@ -264,7 +277,7 @@ fn parse_spec(s: &str) -> Result<Spec, String> {
     };
     if count_from_argument(&mut i) {
         spec.from_argument = true;
-    } else if let Some(w) = number(&mut i) {
+    } else if let Some(w) = number(&mut i)? {
         spec.width = Some(w);
     }
     if cs.get(i) == Some(&'.') {
@@ -275,11 +288,11 @@ fn parse_spec(s: &str) -> Result<Spec, String> {
         } else if count_from_argument(&mut i) {
             spec.from_argument = true;
         } else {
-            spec.precision = Some(number(&mut i).ok_or_else(bad)?);
+            spec.precision = Some(number(&mut i)?.ok_or_else(bad)?);
         }
     }
     let rest: String = cs[i..].iter().collect();
-    spec.conv = match rest.trim_end() {
+    spec.conv = match rest.as_str() {
         "" => Conv::Display,
         "?" => Conv::Debug,
         "x" => Conv::LowerHex,
@@ -546,6 +559,36 @@ mod tests {
     }
 
     #[test]
+    fn random_format_strings_never_panic() {
+        const ALPHABET: &[char] = &[
+            '{', '}', ':', '<', '>', '^', '+', '-', '#', '0', '1', '9', '.', '$', '*', 'x', 'X',
+            'e', 'E', '?', 'o', 'b', ' ', 'a', '_', 'r', '\0', 'é',
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            for _ in 0..(state % 12) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                s.push(ALPHABET[(state % ALPHABET.len() as u64) as usize]);
+            }
+            if let Ok(pieces) = parse(&s) {
+                for p in pieces {
+                    if let Piece::Arg { spec, .. } = p {
+                        for kind in [I32, ArgKind::Float, ArgKind::Bool] {
+                            if printf_limit(&spec, kind, "t").is_none() {
+                                printf_directive(&spec, kind);
+                            }
+                            rust_limit(&spec, kind, "t");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn what_printf_cannot_do_is_an_error() {
         for (s, kind) in [
             ("{:^5}", I32),
@@ -565,7 +608,16 @@ mod tests {
             };
             assert!(printf_limit(spec, kind, "t").is_some(), "{s}");
         }
-        for s in ["{", "}", "{:q}", "{a b}", "x\0"] {
+        for s in [
+            "{",
+            "}",
+            "{:q}",
+            "{a b}",
+            "x\0",
+            "{:1001}",
+            "{:.99999999999999999999}",
+            "{r#x}",
+        ] {
             assert!(parse(s).is_err(), "{s}");
         }
     }

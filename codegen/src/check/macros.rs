@@ -114,7 +114,12 @@ impl Checker<'_> {
                 let l = self.expr(left);
                 let r = self.expr(right);
                 self.unify_at(&l.ty, &r.ty, right, "the right side (like the left)");
-                self.expect_recordable(&l, left);
+                self.expect_recordable(
+                    &l,
+                    left,
+                    "compared by `assert_eq!`/`assert_ne!` in kernels",
+                    "compare its elements one by one",
+                );
                 let form = PanicForm::Compare(op);
                 self.panic_call(PanicWhen::Compare(op), vec![l, r], form, rest, debug, span)
             }
@@ -252,7 +257,11 @@ impl Checker<'_> {
         for a in rest {
             match a {
                 syn::Expr::Assign(asg) => match &*asg.left {
-                    syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                    syn::Expr::Path(p)
+                        if p.path
+                            .get_ident()
+                            .is_some_and(|i| !i.to_string().starts_with("r#")) =>
+                    {
                         let name = p.path.get_ident().map(|i| i.to_string());
                         nodes.push((name, (*asg.right).clone()));
                     }
@@ -339,7 +348,15 @@ impl Checker<'_> {
         let mut ok = true;
         for (i, (_, node)) in nodes.iter().enumerate() {
             let x = self.expr(node);
-            let Some(kind) = self.expect_recordable(&x, node) else {
+            let (what, advice) = if printf {
+                ("printed in kernels", "print its elements one by one")
+            } else {
+                (
+                    "recorded in an assertion's message",
+                    "record its elements one by one",
+                )
+            };
+            let Some(kind) = self.expect_recordable(&x, node, what, advice) else {
                 ok = false;
                 args.push(x);
                 continue;
@@ -378,8 +395,14 @@ impl Checker<'_> {
     }
 
     /// The kind of a value that can be printed or recorded (a scalar); an error at `node`
-    /// otherwise.
-    fn expect_recordable(&mut self, x: &Expr, node: &syn::Expr) -> Option<ArgKind> {
+    /// otherwise, saying it cannot be `what` and the `advice`.
+    fn expect_recordable(
+        &mut self,
+        x: &Expr,
+        node: &syn::Expr,
+        what: &str,
+        advice: &str,
+    ) -> Option<ArgKind> {
         match self.infer.shallow(&x.ty) {
             Ty::Scalar(s) => Some(ArgKind::of(s)),
             Ty::Var(_) => Some(if self.infer.is_float_var(&x.ty) == Some(true) {
@@ -395,7 +418,7 @@ impl Checker<'_> {
                 let d = self.infer.describe(&other);
                 self.error(
                     node,
-                    format!("only scalars and `bool` can be printed or recorded in kernels, and this is a `{d}`; print its elements one by one"),
+                    format!("only scalars and `bool` can be {what}, and this is a `{d}`; {advice}"),
                 );
                 None
             }
