@@ -66,6 +66,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         report::no_negatives,
         report::classify,
         report::print_values,
+        report::pair_sums,
         shared::histogram,
         shared::transpose,
         shared::block_scan,

@@ -181,3 +181,31 @@ fn debug_assert_follows_the_crates_debug_assertions() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn assertions_in_device_functions_name_their_line() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let n = 900;
+    let mut rng = fastrand::Rng::new();
+    let mut x: Vec<i64> = (0..n + 1).map(|_| rng.i64(1..1 << 40)).collect();
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.to_device(&vec![-1i64; n])?;
+    launch!(pair_sums<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+    stream.synchronize()?;
+    let want: Vec<i64> = (0..n).map(|i| x[i] + x[i + 1]).collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    let bad = rng.usize(0..n + 1);
+    x[bad] = -rng.i64(0..1 << 40);
+    let dx = stream.to_device(&x)?;
+    launch!(pair_sums<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+    let p = panic_of(stream.synchronize());
+    assert_eq!(
+        p.message,
+        format!("value {} at {bad} is not positive", x[bad])
+    );
+    assert_eq!(p.line, line_of("assert!(v > 0"));
+    let thread = global_x(&p, 128);
+    assert!(thread == bad || thread + 1 == bad, "{p}");
+    Ok(())
+}

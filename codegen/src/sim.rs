@@ -48,6 +48,23 @@ pub fn is_cooperative(program: &Program) -> bool {
     found
 }
 
+/// `file: .., line: .., column: ..` of a runtime check at `span` (for the simulator's `Loc` and
+/// the GPU's site table alike): the span's own position when the compiler knows it, so that a
+/// check in a `#[device]` function (whose tokens reach the kernel through a macro, where
+/// `line!()` would give the kernel's line) names its own file and line; otherwise
+/// `file!()`, `line!()` and `column!()` at the span.
+pub fn site_location(span: Span) -> TokenStream {
+    let start = span.start();
+    if span.local_file().is_some() && start.line > 0 {
+        let file = span.file();
+        let line = start.line as u32;
+        let column = start.column as u32 + 1;
+        quote!(file: #file, line: #line, column: #column)
+    } else {
+        quote_spanned!(span=> file: ::core::file!(), line: ::core::line!(), column: ::core::column!())
+    }
+}
+
 /// Emits the simulator body of `program`'s kernel as a function named `name`.
 pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
     let mut e = Emitter {
@@ -229,7 +246,9 @@ impl Emitter<'_> {
     /// A `&'static Loc` for a check at `span`.
     fn loc(&mut self, span: Span) -> TokenStream {
         let k = self.locs.len();
-        self.locs.push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { file: ::core::file!(), line: ::core::line!(), column: ::core::column!() }));
+        let at = site_location(span);
+        self.locs
+            .push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { #at }));
         quote!(&__CUPRUM_LOCS[#k])
     }
 

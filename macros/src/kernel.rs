@@ -504,11 +504,10 @@ fn emit_impl(
             }
             None => quote!(::core::option::Option::None),
         };
+        let at = cuprum_codegen::sim::site_location(s.span);
         quote_spanned!(s.span=> ::cuprum::__private::Site {
             kind: ::cuprum::__private::SiteKind::#kind,
-            file: ::core::file!(),
-            line: ::core::line!(),
-            column: ::core::column!(),
+            #at,
             message: #message,
         })
     });

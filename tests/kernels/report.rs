@@ -105,3 +105,22 @@ pub fn print_values(a: &[i32], f: &[f32], flags: &[bool], small: &[i8], big: &[u
         gpu::println!("{}", a.len());
     }
 }
+
+/// A device function that asserts: its failure names its own line.
+#[device]
+fn positive(v: i64, i: usize) -> i64 {
+    assert!(v > 0, "value {} at {} is not positive", v, i);
+    if v == i64::MIN {
+        gpu::println!("unreachable after the assertion: {v}");
+    }
+    v
+}
+
+/// Sums `x[i] + x[i + 1]` through `positive`.
+#[kernel]
+pub fn pair_sums(out: &mut [i64], x: &[i64]) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = positive(x[i], i) + positive(x[i + 1], i + 1);
+    }
+}
