@@ -25,7 +25,7 @@ pub(crate) fn compile(ptx: &str) -> Result<Vec<u8>> {
     let name = CString::new("kernel.ptx").expect("no NUL byte");
     let mut options = [CUjit_option::CU_JIT_GENERATE_LINE_INFO];
     // The option's value is an `int` passed in the pointer itself.
-    let mut values = [1usize as *mut c_void];
+    let mut values = [std::ptr::without_provenance_mut::<c_void>(1)];
     let mut state: sys::CUlinkState = std::ptr::null_mut();
     // SAFETY: one option with its value; `state` receives the linker, destroyed below.
     unsafe { sys::cuLinkCreate_v2(1, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }

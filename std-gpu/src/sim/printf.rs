@@ -281,7 +281,7 @@ mod tests {
                 );
             }
             let f = format!("%-{width}s|%{width}.2s");
-            let s = PrintfArg::Str(if r % 2 == 0 { "true" } else { "false" });
+            let s = PrintfArg::Str(if r.is_multiple_of(2) { "true" } else { "false" });
             assert_eq!(format_printf(&f, &[s, s]), {
                 let one = c(&format!("%-{width}s|"), s);
                 one + &c(&format!("%{width}.2s"), s)
