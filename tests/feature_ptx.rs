@@ -12,6 +12,8 @@ mod device_fns;
 mod math;
 #[path = "kernels/options.rs"]
 mod options;
+#[path = "kernels/report.rs"]
+mod report;
 #[path = "kernels/shared.rs"]
 mod shared;
 #[path = "kernels/sync.rs"]
@@ -58,6 +60,13 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         options::precise,
         options::unchecked_copy,
         options::fences,
+        report::all_below,
+        report::same_as,
+        report::differs_from,
+        report::no_negatives,
+        report::classify,
+        report::print_values,
+        report::pair_sums,
         shared::histogram,
         shared::transpose,
         shared::block_scan,
@@ -73,8 +82,19 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
     ]
 }
 
-/// Kernels longer than this are snapshotted by their instruction mix rather than their text.
+/// Kernels longer than this (not counting source-line directives) are snapshotted by their
+/// instruction mix rather than their text.
 const MAX_LINES: usize = 400;
+
+/// The lines of a PTX text that are code, not `.loc`/`.file` source-line directives.
+fn code_lines(ptx: &str) -> usize {
+    ptx.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !t.starts_with(".loc") && !t.starts_with(".file")
+        })
+        .count()
+}
 
 /// The instruction mix of a PTX text: each opcode (with its type suffixes) and how often it
 /// appears, sorted.
@@ -110,7 +130,7 @@ fn shape(ptx: &str) -> String {
     let mut out = header.join("\n");
     out.push_str(&format!(
         "\n// {} lines; instruction mix:\n",
-        ptx.lines().count()
+        code_lines(ptx)
     ));
     for (op, n) in counts {
         out.push_str(&format!("{n:6} {op}\n"));
@@ -121,7 +141,7 @@ fn shape(ptx: &str) -> String {
 #[test]
 fn feature_ptx_snapshots() {
     for (name, _, ptx) in kernels() {
-        if ptx.lines().count() <= MAX_LINES {
+        if code_lines(ptx) <= MAX_LINES {
             insta::assert_snapshot!(name, ptx);
         } else {
             insta::assert_snapshot!(name, shape(ptx));

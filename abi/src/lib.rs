@@ -37,8 +37,8 @@ pub mod record {
     /// The claim word once a thread failed.
     pub const CLAIMED: u32 = 1;
 
-    /// Bytes of the host record.
-    pub const HOST_BYTES: usize = 64;
+    /// Bytes of the host record: the fixed fields, then [`MAX_VALUES`] values.
+    pub const HOST_BYTES: usize = VALUES + 8 * MAX_VALUES;
     /// `u32`: [`COMPLETE`] once the record is filled.
     pub const STATE: usize = 0;
     /// `u32`: the failing kernel's id (see [`KERNEL_ID_SYMBOL`](crate::KERNEL_ID_SYMBOL)).
@@ -53,10 +53,15 @@ pub mod record {
     pub const BLOCK: usize = 32;
     /// `u32[3]`: the failing thread within its block.
     pub const THREAD: usize = 44;
+    /// `u64[MAX_VALUES]`: the values a failed assertion records (its format arguments, each
+    /// widened to 8 bytes), which the host formats with the site's message.
+    pub const VALUES: usize = 64;
+    /// Most values an assertion records.
+    pub const MAX_VALUES: usize = 16;
     /// The state of a complete record.
     pub const COMPLETE: u32 = 2;
 
-    const _: () = assert!(THREAD + 12 <= HOST_BYTES);
+    const _: () = assert!(THREAD + 12 <= VALUES);
 }
 
 /// What a runtime check guards against. Each kind's [`message`](CheckKind::message) is the
@@ -71,15 +76,19 @@ pub enum CheckKind {
     RemZero,
     /// `step_by(0)`.
     StepZero,
+    /// An `assert!`-family macro, `panic!` or `unreachable!`: its message is the site's own,
+    /// formatted from the values the failing thread records.
+    Panic,
 }
 
 impl CheckKind {
     /// Every kind.
-    pub const ALL: [CheckKind; 4] = [
+    pub const ALL: [CheckKind; 5] = [
         CheckKind::Index,
         CheckKind::DivZero,
         CheckKind::RemZero,
         CheckKind::StepZero,
+        CheckKind::Panic,
     ];
 
     /// The variant's name, as code that names it spells it (`CheckKind::Index`).
@@ -89,11 +98,14 @@ impl CheckKind {
             CheckKind::DivZero => "DivZero",
             CheckKind::RemZero => "RemZero",
             CheckKind::StepZero => "StepZero",
+            CheckKind::Panic => "Panic",
         }
     }
 
     /// The failure's message, as Rust prints it. `index` and `len` are the failing index and
-    /// the length indexed (only index checks use them).
+    /// the length indexed (only index checks use them). For [`CheckKind::Panic`] this is
+    /// Rust's message for a `panic!()` without one; a site with its own message formats it
+    /// from the recorded values instead.
     pub const fn message(self, index: u64, len: u64) -> Message {
         Message {
             kind: self,
@@ -124,6 +136,7 @@ impl fmt::Display for Message {
                 f.write_str("attempt to calculate the remainder with a divisor of zero")
             }
             CheckKind::StepZero => f.write_str("assertion failed: step != 0"),
+            CheckKind::Panic => f.write_str("explicit panic"),
         }
     }
 }
@@ -183,6 +196,14 @@ mod tests {
                 CheckKind::StepZero.message(0, 0),
                 panic_of(move || {
                     let _ = std::hint::black_box((0..4).step_by(zero as usize));
+                }),
+            ),
+            (
+                CheckKind::Panic.message(0, 0),
+                panic_of(move || {
+                    if std::hint::black_box(true) {
+                        panic!()
+                    }
                 }),
             ),
         ];

@@ -131,6 +131,19 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             }
             syn::visit::visit_expr_call(self, c);
         }
+
+        /// The arguments of `gpu::println!`, `assert!` and the like are expressions that may
+        /// call device functions.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            use syn::punctuated::Punctuated;
+            if let Ok(args) =
+                m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            {
+                for a in &args {
+                    self.visit_expr(a);
+                }
+            }
+        }
     }
     let generics: Vec<String> = item
         .sig

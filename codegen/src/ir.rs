@@ -31,6 +31,33 @@ pub struct Program {
     pub shared: Vec<SharedAlloc>,
 }
 
+impl Program {
+    /// Whether the kernel takes the panic-record parameter: checked kernels do, and so does
+    /// every kernel with an assertion or a panic (`unchecked` does not remove those).
+    pub fn records_failures(&self, checked: bool) -> bool {
+        checked || self.has_panics()
+    }
+
+    /// Whether the kernel or a device function has an assertion or a panic.
+    pub fn has_panics(&self) -> bool {
+        self.sites.iter().any(|s| s.kind == CheckKind::Panic)
+    }
+
+    /// Whether it has a `debug_assert*!`, so that its PTX differs with debug assertions.
+    pub fn has_debug_assertions(&self) -> bool {
+        let mut found = false;
+        for f in std::iter::once(&self.kernel).chain(&self.functions) {
+            let mut body = f.body.clone();
+            crate::walk::block_mut(&mut body, &mut |e| {
+                if let ExprKind::Panic(p) = &e.kind {
+                    found |= p.debug;
+                }
+            });
+        }
+        found
+    }
+}
+
 /// One function: the kernel or a device function.
 #[derive(Debug)]
 pub struct Function {
@@ -46,6 +73,8 @@ pub struct Function {
     pub body: Block,
     /// Number of loops, for `LoopId`s.
     pub loop_count: usize,
+    /// Where it is defined (its name), for the PTX's line information.
+    pub span: Span,
 }
 
 /// A local variable or parameter.
@@ -82,6 +111,69 @@ pub struct CheckSite {
     pub kind: CheckKind,
     /// The checked expression.
     pub span: Span,
+    /// For [`CheckKind::Panic`]: how the host words the failure.
+    pub message: Option<Box<PanicMessage>>,
+}
+
+/// How the host words a failed assertion or a panic (Rust's wording), from the values the
+/// failing thread recorded.
+#[derive(Debug, Clone)]
+pub struct PanicMessage {
+    /// Which macro failed.
+    pub form: PanicForm,
+    /// The user's format string (validated, Rust syntax) and, for each of its values in
+    /// record order, the name it is referred to by (`None` for a positional argument).
+    pub user: Option<(String, Vec<Option<String>>)>,
+    /// The type of each recorded value, in record order: `assert_eq!`'s left and right first,
+    /// then the user's arguments. Filled once types are resolved.
+    pub values: Vec<Scalar>,
+}
+
+/// The macro behind a [`PanicMessage`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PanicForm {
+    /// `assert!(cond)`: the condition's source text.
+    Assert(String),
+    /// `assert_eq!` (`==`) or `assert_ne!` (`!=`).
+    Compare(BinOp),
+    /// `panic!`
+    Panic,
+    /// `unreachable!`
+    Unreachable,
+}
+
+/// `assert!`-family macros and `panic!`/`unreachable!` in a kernel.
+#[derive(Debug, Clone)]
+pub struct PanicCall {
+    /// When the thread stops.
+    pub when: PanicWhen,
+    /// The recorded values: for [`PanicWhen::Compare`] the left and right operands (always
+    /// evaluated) then the message's arguments (evaluated only on failure, as in Rust).
+    pub args: Vec<Expr>,
+    /// The site its failure reports.
+    pub site: SiteId,
+    /// A `debug_assert*!`: compiled only into the build with debug assertions.
+    pub debug: bool,
+}
+
+/// When a [`PanicCall`] stops the thread.
+#[derive(Debug, Clone)]
+pub enum PanicWhen {
+    /// Always (`panic!`, `unreachable!`).
+    Always,
+    /// When the condition is false (`assert!`).
+    Not(Box<Expr>),
+    /// When `args[0] op args[1]` is false (`assert_eq!`: `==`, `assert_ne!`: `!=`).
+    Compare(BinOp),
+}
+
+/// `gpu::print!`/`gpu::println!`: text and formatted values, one `printf` call.
+#[derive(Debug, Clone)]
+pub struct PrintCall {
+    /// The format, in pieces (a `println!` ends with a `\n` piece).
+    pub pieces: Vec<crate::format::Piece>,
+    /// The arguments, each evaluated once, in the order written.
+    pub args: Vec<Expr>,
 }
 
 /// `{ stmts; tail }`
@@ -636,4 +728,8 @@ pub enum ExprKind {
     Return(Option<Box<Expr>>),
     /// `{ .. }`
     Block(Block),
+    /// `assert!`, `assert_eq!`, `assert_ne!`, `panic!`, `unreachable!` (and `debug_` forms).
+    Panic(Box<PanicCall>),
+    /// `gpu::print!` / `gpu::println!`.
+    Print(Box<PrintCall>),
 }

@@ -11,6 +11,7 @@
 pub mod check;
 pub mod device;
 pub mod emit;
+pub mod format;
 pub mod ir;
 pub mod launch;
 pub mod libdevice;
@@ -44,6 +45,18 @@ pub struct CompiledKernel {
     pub target: Target,
     /// Cubins assembled ahead of time, by compute capability (see [`sass`]); filled by the
     /// caller, empty from [`compile`].
+    pub sass: Vec<(u32, Vec<u8>)>,
+    /// For a kernel with `debug_assert*!`: the PTX without them (`ptx` has them), which a
+    /// crate built without debug assertions loads.
+    pub release: Option<Release>,
+}
+
+/// The build of a kernel without its `debug_assert*!`s.
+#[derive(Debug)]
+pub struct Release {
+    /// The PTX text.
+    pub ptx: String,
+    /// Its cubins, as [`CompiledKernel::sass`].
     pub sass: Vec<(u32, Vec<u8>)>,
 }
 
@@ -99,22 +112,45 @@ pub fn compile(
         .clone()
         .unwrap_or_else(|| default_target.clone());
     param_space::check(item, &program, options, &target)?;
-    let ctx = Context::create();
-    let lowered = lower::lower_program(&ctx, &program, options, &name);
-    if let Some((_, span)) = lowered.libdevice_uses.first() {
-        let path = libdevice::find().ok_or_else(|| syn::Error::new(*span, libdevice::MISSING))?;
-        libdevice::link(&ctx, &lowered.module, &path)
-            .map_err(|e| internal_error(&item.sig.ident, &e))?;
-    }
-    let ptx = emit::emit_ptx(&lowered.module, &target)
-        .map_err(|e| internal_error(&item.sig.ident, &e))?;
+    let ptx = lower_and_emit(&program, options, &name, &target, item)?;
+    let release = if program.has_debug_assertions() {
+        let without = KernelOptions {
+            debug_assertions: false,
+            ..options.clone()
+        };
+        Some(Release {
+            ptx: lower_and_emit(&program, &without, &name, &target, item)?,
+            sass: Vec::new(),
+        })
+    } else {
+        None
+    };
     Ok(CompiledKernel {
         name,
         ptx,
         program,
         target,
         sass: Vec::new(),
+        release,
     })
+}
+
+/// Lowers a checked program to LLVM, links libdevice when it is used, and emits PTX.
+fn lower_and_emit(
+    program: &Program,
+    options: &KernelOptions,
+    name: &str,
+    target: &Target,
+    item: &syn::ItemFn,
+) -> Result<String, syn::Error> {
+    let ctx = Context::create();
+    let lowered = lower::lower_program(&ctx, program, options, name);
+    if let Some((_, span)) = lowered.libdevice_uses.first() {
+        let path = libdevice::find().ok_or_else(|| syn::Error::new(*span, libdevice::MISSING))?;
+        libdevice::link(&ctx, &lowered.module, &path)
+            .map_err(|e| internal_error(&item.sig.ident, &e))?;
+    }
+    emit::emit_ptx(&lowered.module, target).map_err(|e| internal_error(&item.sig.ident, &e))
 }
 
 /// An error that is Cuprum's fault, not the user's.

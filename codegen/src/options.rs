@@ -22,6 +22,9 @@ pub struct KernelOptions {
     /// `instances(f32, f64)` (or `instances((f32, u32), ..)` for several type parameters):
     /// the types a generic kernel is compiled for.
     pub instances: Vec<Vec<Scalar>>,
+    /// Compile `debug_assert*!` (not an attribute: the macro compiles a kernel that has them
+    /// twice, and the user's crate picks one with `cfg!(debug_assertions)`).
+    pub debug_assertions: bool,
 }
 
 impl Default for KernelOptions {
@@ -33,6 +36,7 @@ impl Default for KernelOptions {
             min_blocks: None,
             target: None,
             instances: Vec::new(),
+            debug_assertions: true,
         }
     }
 }

@@ -38,7 +38,9 @@ pub fn parse_archs(list: &str) -> Result<Vec<Arch>, String> {
     Ok(out)
 }
 
-/// Assembles `ptx` for `arch` with the `ptxas` at `ptxas` (`-O3`); returns the cubin.
+/// Assembles `ptx` for `arch` with the `ptxas` at `ptxas` (`-O3`, and `-lineinfo`, which keeps
+/// the PTX's source lines for compute-sanitizer and Nsight Compute without changing the code);
+/// returns the cubin.
 pub fn assemble(ptx: &str, arch: &Arch, ptxas: &Path) -> Result<Vec<u8>, String> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -55,6 +57,7 @@ pub fn assemble(ptx: &str, arch: &Arch, ptxas: &Path) -> Result<Vec<u8>, String>
         let out = Command::new(ptxas)
             .arg(format!("-arch={}", arch.name))
             .arg("-O3")
+            .arg("-lineinfo")
             .arg(&input)
             .arg("-o")
             .arg(&output)

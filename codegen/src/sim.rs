@@ -6,6 +6,10 @@
 //! each check gets a `Loc` built with `line!()`/`column!()` at the user's span. Locals are
 //! renamed `__cuprum_lN` (the IR already resolved shadowing) and loops labelled by id.
 
+mod report;
+
+pub use report::panic_formatter;
+
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -64,6 +68,23 @@ pub fn is_cooperative(program: &Program) -> bool {
         }
     });
     found
+}
+
+/// `file: .., line: .., column: ..` of a runtime check at `span` (for the simulator's `Loc` and
+/// the GPU's site table alike): the span's own position when the compiler knows it, so that a
+/// check in a `#[device]` function (whose tokens reach the kernel through a macro, where
+/// `line!()` would give the kernel's line) names its own file and line; otherwise
+/// `file!()`, `line!()` and `column!()` at the span.
+pub fn site_location(span: Span) -> TokenStream {
+    let start = span.start();
+    if span.local_file().is_some() && start.line > 0 {
+        let file = span.file();
+        let line = start.line as u32;
+        let column = start.column as u32 + 1;
+        quote!(file: #file, line: #line, column: #column)
+    } else {
+        quote_spanned!(span=> file: ::core::file!(), line: ::core::line!(), column: ::core::column!())
+    }
 }
 
 /// Emits the simulator body of `program`'s kernel as a function named `name`.
@@ -247,7 +268,9 @@ impl Emitter<'_> {
     /// A `&'static Loc` for a check at `span`.
     fn loc(&mut self, span: Span) -> TokenStream {
         let k = self.locs.len();
-        self.locs.push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { file: ::core::file!(), line: ::core::line!(), column: ::core::column!() }));
+        let at = site_location(span);
+        self.locs
+            .push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { #at }));
         quote!(&__CUPRUM_LOCS[#k])
     }
 
@@ -591,6 +614,8 @@ impl Emitter<'_> {
                 None => quote!(return ::core::result::Result::Ok(())),
             },
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Panic(p) => self.panic_call(p, e.span),
+            ExprKind::Print(p) => self.print_call(p),
         }
     }
 

@@ -92,6 +92,19 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             }
         }
         ExprKind::Block(b) => block_mut(b, f),
+        ExprKind::Panic(p) => {
+            if let crate::ir::PanicWhen::Not(c) = &mut p.when {
+                expr_mut(c, f);
+            }
+            for a in &mut p.args {
+                expr_mut(a, f);
+            }
+        }
+        ExprKind::Print(p) => {
+            for a in &mut p.args {
+                expr_mut(a, f);
+            }
+        }
     }
     f(e);
 }

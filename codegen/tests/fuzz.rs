@@ -56,6 +56,8 @@ const CORPUS: &[&str] = &[
     // libdevice math, the `f32::name(x)` forms and bit casts.
     "fn math(o: &mut [f32], d: &mut [f64], x: &[f32]) { let i = gpu::global_id_x(); if i < o.len() && i < x.len() { let v = x[i]; o[i] = v.sin() + v.exp().ln() + v.powf(2.5) + v.atan2(1.0) + v.hypot(3.0) + gpu::rsqrt(v.abs() + 1.0) + f32::sqrt(v.abs()) + <f32>::max(v, 0.0) + f32::from_bits(v.to_bits() ^ 1) + v.clamp(-1.0, 1.0) + v.powi(3) + v.cbrt(); d[0] = (v as f64).tanh() + f64::exp2(2.0); } }",
     "fn ints(o: &mut [u32], m: &mut [i64]) { let i = gpu::global_id_x() as u32; o[0] = i.count_ones() + i.leading_zeros() + i.rotate_left(3) + i.reverse_bits() + i.pow(2) + u32::max(i, 7) + i.wrapping_neg(); m[0] = (i as i64).abs().clamp(-5, 5) + gpu::clock64() as i64 % 2; }",
+    // Printing and assertions: format strings with specs, named and captured arguments.
+    "fn report(o: &mut [u32], x: &[f32], n: u32) { let i = gpu::global_id_x(); assert!(i < o.len(), \"i = {} of {n}\", i); assert_eq!(o[i] % 2, 0u32, \"at {i}\"); debug_assert_ne!(x[i], 1.5); gpu::println!(\"{i} {:>8.3} {:#x} {:?} {{}} {w:+05}\", x[i], o[i], x[i] > 0.0, w = n as i8); gpu::print!(\"{:e}\", x[0]); if n > 7 { panic!(\"n = {}\", n); } o[i] = if n == 0 { 1 } else if n > 0 { 2 } else { unreachable!() }; }",
     // `#[device]` functions (see DEVICES): plain, in a module, generic, taking a slice.
     CORPUS_DEVICES,
     // A generic kernel: compiled for the instance types in `generics_for`.
@@ -488,6 +490,7 @@ fn options() -> impl Strategy<Value = KernelOptions> {
             max_threads,
             min_blocks: None,
             instances: Vec::new(),
+            debug_assertions: true,
             target: target
                 .map(|t| Target::parse(cuprum_codegen::target::SUPPORTED[t]).expect("supported")),
         })

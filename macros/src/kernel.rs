@@ -117,8 +117,12 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             compile(&source, &options, &default_target)
         })
         .and_then(|mut k| {
-            k.sass = ahead_of_time_sass(&k.ptx)
-                .map_err(|e| syn::Error::new(func.sig.ident.span(), format!("CUPRUM_SASS: {e}")))?;
+            let sass_error =
+                |e| syn::Error::new(func.sig.ident.span(), format!("CUPRUM_SASS: {e}"));
+            k.sass = ahead_of_time_sass(&k.ptx).map_err(sass_error)?;
+            if let Some(r) = &mut k.release {
+                r.sass = ahead_of_time_sass(&r.ptx).map_err(sass_error)?;
+            }
             Ok(k)
         });
         record_build_time(&source.entry, started.elapsed());
@@ -484,17 +488,24 @@ fn emit_impl(
         })
         .collect();
     let launcher = launcher(func, cfg, options, instance, &signature, &arg_names);
-    let ptx = &k.ptx;
+    let ptx = with_debug_assertions(&k.ptx, k.release.as_ref().map(|r| &r.ptx));
     let entry = &k.name;
-    let checked = options.checked;
+    let checked = k.program.records_failures(options.checked);
     let max_threads = options.max_threads.unwrap_or(0);
     let sites = k.program.sites.iter().map(|s| {
         let kind = format_ident!("{}", s.kind.name());
+        let message = match &s.message {
+            Some(m) => {
+                let f = cuprum_codegen::sim::panic_formatter(m);
+                quote!(::core::option::Option::Some(#f))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let at = cuprum_codegen::sim::site_location(s.span);
         quote_spanned!(s.span=> ::cuprum::__private::Site {
             kind: ::cuprum::__private::CheckKind::#kind,
-            file: ::core::file!(),
-            line: ::core::line!(),
-            column: ::core::column!(),
+            #at,
+            message: #message,
         })
     });
     let mut prepare = Vec::new();
@@ -541,10 +552,14 @@ fn emit_impl(
         .into_iter()
         .map(|b| b as usize);
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
-    let sass = k.sass.iter().map(|(cc, cubin)| {
-        let bytes = proc_macro2::Literal::byte_string(cubin);
-        quote!((#cc, #bytes))
-    });
+    let cubins = |sass: &[(u32, Vec<u8>)]| {
+        let each = sass.iter().map(|(cc, cubin)| {
+            let bytes = proc_macro2::Literal::byte_string(cubin);
+            quote!((#cc, #bytes))
+        });
+        quote!(&[#(#each),*])
+    };
+    let sass = with_debug_assertions(cubins(&k.sass), k.release.as_ref().map(|r| cubins(&r.sass)));
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
@@ -561,8 +576,8 @@ fn emit_impl(
                 ptx: #ptx,
                 checked: #checked,
                 max_threads: #max_threads,
-                                sites: &[#(#sites),*],
-                sass: &[#(#sass),*],
+                sites: &[#(#sites),*],
+                sass: #sass,
                 cooperative: #cooperative,
                 frame_bytes: #frame_bytes,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
@@ -617,6 +632,15 @@ const UNCHECKED_SAFETY: &str = "\n\n# Safety\n\
 /// bounds, so only the caller's promise (`unsafe { launch!(..) }`) makes it sound.
 fn launch_unsafety(options: &KernelOptions) -> Option<TokenStream> {
     (!options.checked).then(|| quote!(unsafe))
+}
+
+/// A kernel with `debug_assert*!` has two builds: the user's crate picks one by its own
+/// `debug_assertions` (a proc macro cannot see the profile of the crate it expands in).
+fn with_debug_assertions(with: impl ToTokens, without: Option<impl ToTokens>) -> TokenStream {
+    match without {
+        Some(without) => quote!(if ::core::cfg!(debug_assertions) { #with } else { #without }),
+        None => with.to_token_stream(),
+    }
 }
 
 /// What `launch!` calls for one instance: `kernel::__cuprum_launcher(stream, config)` and the

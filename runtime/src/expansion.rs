@@ -60,6 +60,9 @@ pub struct Site {
     pub line: u32,
     /// Column, 1-based.
     pub column: u32,
+    /// For [`CheckKind::Panic`]: the message, in Rust's wording, from the values the failing
+    /// thread recorded.
+    pub message: Option<fn(&[u64]) -> String>,
 }
 
 /// A kernel as the macro describes it: `k::INFO` for a `#[kernel] fn k`, which
@@ -172,13 +175,19 @@ impl FunctionCache {
 
 /// What to load for `info` on `dev`: the build-time cubin for exactly its compute capability
 /// when there is one (no compilation by the driver), else the PTX (compiled by the driver on
-/// first load, then cached on disk by it).
-pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> cudarc::nvrtc::Ptx {
+/// first load, then cached on disk by it), or with `CUPRUM_LINEINFO=1` a cubin compiled
+/// from it with line information.
+pub(crate) fn module_image(dev: &DeviceCore, info: &KernelInfo) -> Result<cudarc::nvrtc::Ptx> {
     let (major, minor) = dev.compute_capability;
-    match info.sass.iter().find(|(cc, _)| *cc == major * 10 + minor) {
-        Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
-        None => cudarc::nvrtc::Ptx::from_src(info.ptx),
-    }
+    Ok(
+        match info.sass.iter().find(|(cc, _)| *cc == major * 10 + minor) {
+            Some((_, cubin)) => cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()),
+            None if crate::lineinfo::wanted() => {
+                cudarc::nvrtc::Ptx::from_binary(crate::lineinfo::compile(info.ptx)?)
+            }
+            None => cudarc::nvrtc::Ptx::from_src(info.ptx),
+        },
+    )
 }
 
 /// Loads `info`'s module into `ctx` (the cubin for the device when there is one) and returns
@@ -190,8 +199,9 @@ pub(crate) fn load_function(
     info: &KernelInfo,
     id: Option<u32>,
 ) -> Result<(CudaFunction, u32, u32)> {
+    ctx.bind_to_thread().during("binding the context")?;
     let module = ctx
-        .load_module(module_image(dev, info))
+        .load_module(module_image(dev, info)?)
         .during("loading a kernel's module")?;
     if let (true, Some(id)) = (info.checked, id) {
         let stream = ctx.default_stream();

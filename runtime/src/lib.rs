@@ -45,6 +45,7 @@ mod expansion;
 mod graph;
 mod host_memory;
 pub mod inspect;
+mod lineinfo;
 pub mod occupancy;
 mod order;
 mod panic_record;

@@ -1,7 +1,7 @@
 //! Where a stream's checked kernels report a failed runtime check.
 //!
 //! Each stream owns, once it launches a checked kernel, 16 bytes of device memory (a claim
-//! word and the address of the host record) and 64 bytes of mapped, pinned host memory (the
+//! word and the address of the host record) and 192 bytes of mapped, pinned host memory (the
 //! record). The first failing thread claims the word with an atomic compare-and-swap in device
 //! memory, fills the host record with plain stores, and every failing thread exits. After a
 //! synchronisation the host reads the record directly: no copy, nothing on the launch path.
@@ -15,6 +15,7 @@ use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr}
 use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::expansion::lookup_kernel;
 use cuprum_abi::record::{self, HOST_BYTES};
+use cuprum_abi::CheckKind;
 use cuprum_std::Dim3;
 
 pub(crate) struct PanicRecord {
@@ -95,6 +96,9 @@ impl PanicRecord {
         let len: u64 = self.read(record::LEN);
         let dim = |o: usize| Dim3::new(self.read(o), self.read(o + 4), self.read(o + 8));
         let (block, thread) = (dim(record::BLOCK), dim(record::THREAD));
+        let values: Vec<u64> = (0..record::MAX_VALUES)
+            .map(|k| self.read(record::VALUES + 8 * k))
+            .collect();
         // SAFETY: as in `new`; the kernel that wrote the record has finished.
         unsafe { std::ptr::write_bytes(self.host.as_ptr(), 0, HOST_BYTES) };
         // SAFETY: the claim word is 4 bytes of our 16-byte allocation.
@@ -107,7 +111,10 @@ impl PanicRecord {
         };
         let (message, file, line, column) = match info {
             Some(s) => (
-                s.kind.message(index, len).to_string(),
+                match (s.kind, s.message) {
+                    (CheckKind::Panic, Some(message)) => message(&values),
+                    (kind, _) => kind.message(index, len).to_string(),
+                },
                 s.file,
                 s.line,
                 s.column,

@@ -12,6 +12,7 @@ mod atomic;
 mod dim3;
 mod index;
 mod math;
+mod print;
 mod shared;
 #[doc(hidden)]
 pub mod sim;

@@ -10,6 +10,10 @@
 //!
 //! ptxas: `CUPRUM_PTXAS` (a file), `PATH`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then the
 //! `nvidia-cuda-nvcc-cu12` wheel (`nvidia/cuda_nvcc/bin/ptxas`).
+//!
+//! compute-sanitizer (for tests and the README's debugging section): the same places with
+//! `CUPRUM_COMPUTE_SANITIZER`, then the `nvidia-cuda-sanitizer-api-cu12` wheel
+//! (`nvidia/cuda_sanitizer_api/bin/compute-sanitizer`).
 
 #![deny(missing_docs)]
 
@@ -41,23 +45,38 @@ pub fn libdevice() -> Option<PathBuf> {
 
 /// Searches for ptxas; `None` when it is not installed.
 pub fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CUPRUM_PTXAS") {
+    find_tool("CUPRUM_PTXAS", "ptxas", "nvidia/cuda_nvcc/bin/ptxas")
+}
+
+/// Searches for compute-sanitizer; `None` when it is not installed.
+pub fn compute_sanitizer() -> Option<PathBuf> {
+    find_tool(
+        "CUPRUM_COMPUTE_SANITIZER",
+        "compute-sanitizer",
+        "nvidia/cuda_sanitizer_api/bin/compute-sanitizer",
+    )
+}
+
+/// A CUDA tool: the file the variable `env` names, `name` on `PATH`, in `$CUDA_HOME/bin` and
+/// `/usr/local/cuda/bin`, then at `wheel` in python3's site-packages.
+fn find_tool(env: &str, name: &str, wheel: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|d| d.join("ptxas")));
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join(name)));
     }
     if let Some(home) = std::env::var_os("CUDA_HOME") {
-        candidates.push(Path::new(&home).join("bin/ptxas"));
+        candidates.push(Path::new(&home).join("bin").join(name));
     }
-    candidates.push(PathBuf::from("/usr/local/cuda/bin/ptxas"));
+    candidates.push(Path::new("/usr/local/cuda/bin").join(name));
     if let Some(p) = candidates.iter().find(|p| p.is_file()) {
         return Some(p.clone());
     }
     python_site_dirs()
         .into_iter()
-        .map(|d| d.join("nvidia/cuda_nvcc/bin/ptxas"))
+        .map(|d| d.join(wheel))
         .find(|p| p.is_file())
 }
 

@@ -153,6 +153,13 @@ impl Checker<'_> {
             syn::Expr::Break(b) => self.break_expr(b),
             syn::Expr::Continue(c) => self.continue_expr(c),
             syn::Expr::Return(r) => self.return_expr(r),
+            syn::Expr::Macro(m) => match self.macro_call(&m.mac) {
+                Some(x) => x,
+                None => {
+                    self.error(e, unsupported_expr_message(e));
+                    error_expr(span)
+                }
+            },
             syn::Expr::Match(m) => {
                 // The `match` and what it matches on, not the whole statement.
                 let scrutinee = &m.expr;
@@ -1181,6 +1188,9 @@ pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
+/// What to say about `println!` spelled without `gpu::`.
+pub(super) const PRINT_HELP: &str = "in a kernel, print with `gpu::println!` or `gpu::print!` (the GPU's printf; the output appears at the stream's next synchronisation)";
+
 /// What to say about an expression kind kernels do not support.
 fn unsupported_expr_message(e: &syn::Expr) -> String {
     match e {
@@ -1203,9 +1213,10 @@ fn unsupported_expr_message(e: &syn::Expr) -> String {
                         Err(_) => "heap allocation is not available in kernels; use a local array such as `[0.0f32; 8]`, or take a `&mut [T]` parameter".into(),
                     }
                 }
-                "println" | "print" | "format" | "eprintln" => "printing is not supported in kernels; write results into a `&mut [T]` parameter".into(),
-                "panic" | "assert" | "assert_eq" | "unreachable" | "todo" | "unimplemented" => {
-                    format!("`{name}!` is not supported in kernels; out-of-range indexing already stops the kernel with an error")
+                "println" | "print" | "eprintln" | "eprint" => PRINT_HELP.into(),
+                "format" | "write" | "writeln" => "strings cannot be built in kernels; print with `gpu::println!(\"x = {}\", x)`".into(),
+                "todo" | "unimplemented" => {
+                    format!("`{name}!` is not supported in kernels; write `panic!(\"..\")`")
                 }
                 _ => format!("macros are not expanded inside kernels: `{name}!` cannot be used here"),
             }

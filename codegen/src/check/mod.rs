@@ -10,6 +10,7 @@ mod call;
 mod expr;
 mod infer;
 mod limits;
+mod macros;
 mod resolve;
 mod source;
 mod stmt;
@@ -79,7 +80,7 @@ pub fn check_kernel(
     }) {
         return Err(first);
     }
-    Ok(Program {
+    let mut program = Program {
         kernel,
         functions: registry
             .functions
@@ -88,7 +89,23 @@ pub fn check_kernel(
             .collect(),
         sites,
         shared,
-    })
+    };
+    record_panic_value_types(&mut program);
+    Ok(program)
+}
+
+/// Gives each assertion's message the resolved types of the values it records.
+fn record_panic_value_types(program: &mut Program) {
+    let sites = &mut program.sites;
+    for f in std::iter::once(&mut program.kernel).chain(&mut program.functions) {
+        crate::walk::block_mut(&mut f.body, &mut |e| {
+            if let crate::ir::ExprKind::Panic(p) = &e.kind {
+                if let Some(m) = sites[p.site as usize].message.as_mut() {
+                    m.values = p.args.iter().filter_map(|a| a.ty.as_scalar()).collect();
+                }
+            }
+        });
+    }
 }
 
 /// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at
@@ -333,6 +350,7 @@ impl<'p> Checker<'p> {
             ret,
             body,
             loop_count: self.loop_count,
+            span: item.sig.ident.span(),
         }
     }
 
@@ -660,7 +678,11 @@ impl<'p> Checker<'p> {
         if !self.checked {
             return None;
         }
-        self.sites.push(CheckSite { kind, span });
+        self.sites.push(CheckSite {
+            kind,
+            span,
+            message: None,
+        });
         Some(self.sites.len() as SiteId - 1)
     }
 }

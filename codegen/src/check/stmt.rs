@@ -40,17 +40,23 @@ impl Checker<'_> {
                     item,
                     "items (functions, structs, `use`, constants) cannot be declared inside a kernel; declare `#[device]` functions outside it",
                 ),
-                syn::Stmt::Macro(m) => {
-                    let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    self.error(
-                        &m.mac,
-                        match name.as_str() {
-                            "println" | "print" | "eprintln" => "printing is not supported in kernels; write results into a `&mut [T]` parameter".to_string(),
-                            "assert" | "assert_eq" | "debug_assert" | "panic" => format!("`{name}!` is not supported in kernels; out-of-range indexing already stops the kernel with an error"),
-                            _ => format!("macros are not expanded inside kernels: `{name}!` cannot be used here"),
-                        },
-                    );
-                }
+                syn::Stmt::Macro(m) => match self.macro_call(&m.mac) {
+                    Some(x) if m.semi_token.is_none() && i + 1 == n => tail = Some(Box::new(x)),
+                    Some(x) => {
+                        diverges |= matches!(self.infer.shallow(&x.ty), Ty::Never);
+                        stmts.push(Stmt::Expr(x));
+                    }
+                    None => {
+                        let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                        self.error(
+                            &m.mac,
+                            match name.as_str() {
+                                "println" | "print" | "eprintln" | "eprint" => super::expr::PRINT_HELP.to_string(),
+                                _ => format!("macros are not expanded inside kernels: `{name}!` cannot be used here"),
+                            },
+                        );
+                    }
+                },
             }
         }
         self.scopes.pop();

@@ -79,7 +79,16 @@ impl<'ctx> FnLower<'_, 'ctx> {
     }
 
     /// Lowers an expression; `None` for zero-sized results (and after diverging).
+    /// Lowers an expression; its instructions carry its source line (and its parent's
+    /// carry the parent's again after it).
     pub(crate) fn expr(&mut self, e: &Expr) -> Option<BasicValueEnum<'ctx>> {
+        let parent = self.locate(e.span);
+        let v = self.expr_here(e);
+        self.locate(parent);
+        v
+    }
+
+    fn expr_here(&mut self, e: &Expr) -> Option<BasicValueEnum<'ctx>> {
         match &e.kind {
             ExprKind::Int(v) => {
                 let Ty::Scalar(s) = e.ty else {
@@ -315,6 +324,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 None
             }
             ExprKind::Block(b) => self.block(b),
+            ExprKind::Panic(p) => self.panic_call(p),
+            ExprKind::Print(p) => self.print_call(p),
         }
     }
 

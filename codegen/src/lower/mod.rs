@@ -9,7 +9,9 @@ mod atomic;
 mod builtin;
 mod expr;
 mod hoist;
+mod lines;
 mod place;
+mod report;
 
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::basic_block::BasicBlock;
@@ -57,6 +59,11 @@ pub fn lower_program<'ctx>(
     entry_name: &str,
 ) -> Lowered<'ctx> {
     let module = ctx.create_module(entry_name);
+    // Assertions report through the panic record even in `unchecked` kernels.
+    let options = &KernelOptions {
+        checked: program.records_failures(options.checked),
+        ..options.clone()
+    };
     let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
     let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
     let shared = declare_shared(ctx, &module, program);
@@ -75,19 +82,23 @@ pub fn lower_program<'ctx>(
         .map(|(i, f)| declare_device_fn(ctx, &module, f, i, options.checked))
         .collect();
     let mut libdevice_uses = Vec::new();
+    let mut lines = lines::LineInfo::new(&module, program.kernel.span);
     for (f, &func) in program.functions.iter().zip(&fns) {
         let mut lower = FnLower::new(ctx, &module, f, func, options, panic_fn);
         lower.shared = shared.clone();
         lower.fns = fns.clone();
+        lower.scope = Some(lines.function(func, f.span));
         lower.body(false);
         libdevice_uses.append(&mut lower.libdevice_uses);
     }
     let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
     lower.shared = shared;
     lower.fns = fns;
+    lower.scope = Some(lines.function(kernel, program.kernel.span));
     lower.body(true);
     libdevice_uses.append(&mut lower.libdevice_uses);
     drop(lower);
+    lines.finish();
     Lowered {
         module,
         libdevice_uses,
@@ -229,6 +240,10 @@ pub(crate) struct FnLower<'a, 'ctx> {
     /// the initializers of the run's `let`s that are not replayed (their value is not known
     /// at the run's start), by address.
     pub check_mode: Option<std::collections::HashSet<*const crate::ir::Expr>>,
+    /// The function's subprogram, the scope of its source locations.
+    pub scope: Option<*mut std::ffi::c_void>,
+    /// The span whose line the instructions being built carry.
+    pub location: Option<proc_macro2::Span>,
     entry: BasicBlock<'ctx>,
 }
 
@@ -366,14 +381,37 @@ pub(crate) fn shared_global_type<'ctx>(
 /// [`KERNEL_ID_SYMBOL`] global (written by the runtime when it loads the module); every
 /// failing thread then exits.
 fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> FunctionValue<'ctx> {
+    let i64t = ctx.i64_type();
+    declare_record_fn(
+        ctx,
+        module,
+        PANIC_FN,
+        &[i64t.into(), i64t.into()],
+        cuprum_abi::record::INDEX,
+    )
+}
+
+/// A function `name(claim, i32 site, values..)` that, in the first failing thread, stores
+/// the `values` into the host record from byte `values_at` on (8 bytes each), with the kernel
+/// id, site, block and thread, then marks the record complete; every caller exits.
+/// `__cuprum_panic` stores index and length at [`record::INDEX`](cuprum_abi::record::INDEX)
+/// and [`record::LEN`](cuprum_abi::record::LEN); an assertion's `__cuprum_assert{n}` stores
+/// its `n` values from [`record::VALUES`](cuprum_abi::record::VALUES) on.
+pub(crate) fn declare_record_fn<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    values: &[BasicMetadataTypeEnum<'ctx>],
+    values_at: usize,
+) -> FunctionValue<'ctx> {
     use cuprum_abi::record;
     let i32t = ctx.i32_type();
     let i64t = ctx.i64_type();
     let gptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
-    let fn_ty = ctx
-        .void_type()
-        .fn_type(&[gptr.into(), i32t.into(), i64t.into(), i64t.into()], false);
-    let f = module.add_function(PANIC_FN, fn_ty, Some(Linkage::Internal));
+    let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into(), i32t.into()];
+    params.extend_from_slice(values);
+    let fn_ty = ctx.void_type().fn_type(&params, false);
+    let f = module.add_function(name, fn_ty, Some(Linkage::Internal));
     for attr in ["noinline", "cold", "noreturn", "nounwind"] {
         f.add_attribute(
             AttributeLoc::Function,
@@ -381,10 +419,13 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
         );
     }
     // External, so that neither LLVM nor ptxas assumes its initial value: the runtime
-    // overwrites it after loading the module.
-    let kernel_id = module.add_global(i32t, Some(AddressSpace::from(GLOBAL)), KERNEL_ID_SYMBOL);
-    kernel_id.set_initializer(&i32t.const_zero());
-    kernel_id.set_alignment(4);
+    // overwrites it after loading the module. One global, whichever record function asks.
+    let kernel_id = module.get_global(KERNEL_ID_SYMBOL).unwrap_or_else(|| {
+        let g = module.add_global(i32t, Some(AddressSpace::from(GLOBAL)), KERNEL_ID_SYMBOL);
+        g.set_initializer(&i32t.const_zero());
+        g.set_alignment(4);
+        g
+    });
     let b = ctx.create_builder();
     let entry = ctx.append_basic_block(f, "entry");
     let won = ctx.append_basic_block(f, "won");
@@ -434,8 +475,9 @@ fn declare_panic_fn<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Function
     ok!(id.as_instruction_value().expect("a load").set_alignment(4));
     store(record::KERNEL, id);
     store(record::SITE, f.get_nth_param(1).unwrap());
-    store(record::INDEX, f.get_nth_param(2).unwrap());
-    store(record::LEN, f.get_nth_param(3).unwrap());
+    for k in 0..values.len() {
+        store(values_at + 8 * k, f.get_nth_param(2 + k as u32).unwrap());
+    }
     let sreg = |name: &str| -> BasicValueEnum<'ctx> {
         let decl = builtin::intrinsic(module, name, &[]);
         ok!(b.build_call(decl, &[], name))
@@ -495,6 +537,8 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             panic_arg: None,
             prechecked: std::collections::HashSet::new(),
             check_mode: None,
+            scope: None,
+            location: None,
             entry,
         }
     }
@@ -502,6 +546,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     /// Binds the kernel's parameters and lowers its body.
     /// Binds the parameters (a kernel's `bool`s arrive as bytes) and lowers the body.
     fn body(&mut self, kernel: bool) {
+        self.locate(Some(self.ir.span));
         let mut index = 0u32;
         for &p in &self.ir.params {
             let local = &self.ir.locals[p];
@@ -598,6 +643,19 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             32 => self.ctx.i32_type(),
             _ => self.ctx.i64_type(),
         }
+    }
+
+    /// Makes the instructions built from now on carry `span`'s source line; returns the span
+    /// they carried before.
+    pub(crate) fn locate(
+        &mut self,
+        span: impl Into<Option<proc_macro2::Span>>,
+    ) -> Option<proc_macro2::Span> {
+        let span = span.into();
+        if let (Some(scope), Some(s)) = (self.scope, span) {
+            lines::set_location(self.ctx, &self.b, scope, s);
+        }
+        std::mem::replace(&mut self.location, span)
     }
 
     /// The slot of a local.

@@ -23,6 +23,7 @@ mod block;
 mod grid;
 mod memory;
 mod ops;
+mod printf;
 mod thread;
 mod warp;
 
@@ -33,6 +34,7 @@ pub use memory::{
     div, rem, OutOfMemory, SharedArray, SimBuffer, SimElement, SimScalar, SimSlice, SimSliceMut,
 };
 pub use ops::{clock64, warp_mask, warp_value};
+pub use printf::{format_printf, printf, PrintfArg};
 pub use thread::{current, Thread};
 pub use warp::{WarpOp, WarpOpKind};
 
