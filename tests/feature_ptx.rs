@@ -8,6 +8,8 @@ mod atomics;
 mod checks;
 #[path = "kernels/device_fns.rs"]
 mod device_fns;
+#[path = "kernels/device_params.rs"]
+mod device_params;
 #[path = "kernels/math.rs"]
 mod math;
 #[path = "kernels/options.rs"]
@@ -46,6 +48,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_fns::scale<f32>,
         device_fns::scale<f64>,
         device_fns::generic_devices,
+        device_params::collatz,
+        device_params::waits_in_device_fns,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

@@ -281,17 +281,19 @@ macro_rules! check {
     ($test:ident, $name:ident, $gen:expr, $poison:expr) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
-            let stream = dev.default_stream();
-            let n = 4099;
-            let x = inputs(n, $gen);
-            let dx = stream.to_device(&x)?;
-            let mut out = stream.to_device(&vec![$poison; n])?;
-            launch!($name::kernel<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut out, &dx))?;
-            let got = stream.to_host(&out)?;
-            for (i, (&v, &g)) in x.iter().zip(&got).enumerate() {
-                let want = $name::host(v);
-                assert!(Close::close(g, want), "{}: element {i}, input {v:?}: GPU {g:?}, CPU {want:?}", stringify!($name));
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
+                let stream = dev.default_stream();
+                let n = 4099;
+                let x = inputs(n, $gen);
+                let dx = stream.to_device(&x)?;
+                let mut out = stream.to_device(&vec![$poison; n])?;
+                launch!($name::kernel<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut out, &dx))?;
+                let got = stream.to_host(&out)?;
+                for (i, (&v, &g)) in x.iter().zip(&got).enumerate() {
+                    let want = $name::host(v);
+                    assert!(Close::close(g, want), "{} on {}: element {i}, input {v:?}: kernel {g:?}, CPU {want:?}", stringify!($name), dev.name());
+                }
             }
             Ok(())
         }

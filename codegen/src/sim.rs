@@ -17,10 +17,18 @@ use crate::ty::{Scalar, Ty};
 use crate::walk;
 
 /// Whether the kernel's threads wait for each other (barriers, warp operations), so the
-/// simulator must run each block's threads concurrently.
+/// simulator must run each block's threads concurrently. Every device function the kernel
+/// reaches counts: a barrier inside a helper waits just as one in the kernel's body does.
 pub fn is_cooperative(program: &Program) -> bool {
+    std::iter::once(&program.kernel)
+        .chain(&program.functions)
+        .any(waits_for_other_threads)
+}
+
+/// Whether `f`'s own body has a barrier or a warp operation.
+fn waits_for_other_threads(f: &Function) -> bool {
     let mut found = false;
-    let mut body = program.kernel.body.clone();
+    let mut body = f.body.clone();
     walk::block_mut(&mut body, &mut |e| {
         if let ExprKind::Builtin(b, _) = &e.kind {
             if matches!(
@@ -217,7 +225,9 @@ impl Emitter<'_> {
             .map(|&p| {
                 let n = local_name(p);
                 let ty = sim_type(&self.f.locals[p].ty);
-                quote!(#n: #ty)
+                // A parameter the body reassigns is a `mut` binding in the host Rust too.
+                let m = self.f.locals[p].mutable.then(|| quote!(mut));
+                quote!(#m #n: #ty)
             })
             .collect()
     }
