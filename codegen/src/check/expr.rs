@@ -47,7 +47,23 @@ impl Checker<'_> {
         if !self.enter(e) {
             return error_expr(span_of(e));
         }
+        // Assignments of `let x;` locals inside a loop's body or on the right of `&&`/`||`
+        // may not happen: they do not count after it.
+        let skippable = matches!(
+            e,
+            syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_)
+        ) || matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)));
+        let before = skippable.then(|| self.init_snapshot());
         let x = self.expr_here(e);
+        if let Some(before) = before {
+            let diverges = matches!(self.infer.shallow(&x.ty), Ty::Never);
+            let loops = !matches!(e, syn::Expr::Binary(_));
+            if diverges {
+                self.init_restore((None, Vec::new()), loops);
+            } else {
+                self.init_restore(before, loops);
+            }
+        }
         self.depth -= 1;
         x
     }
@@ -153,13 +169,7 @@ impl Checker<'_> {
             syn::Expr::Break(b) => self.break_expr(b),
             syn::Expr::Continue(c) => self.continue_expr(c),
             syn::Expr::Return(r) => self.return_expr(r),
-            syn::Expr::Match(m) => {
-                // The `match` and what it matches on, not the whole statement.
-                let scrutinee = &m.expr;
-                let at = quote::quote!(#m.match_token #scrutinee);
-                self.error(at, unsupported_expr_message(e));
-                error_expr(span)
-            }
+            syn::Expr::Match(m) => self.match_expr(m),
             _ => {
                 let msg = unsupported_expr_message(e);
                 self.error(e, msg);
@@ -291,6 +301,7 @@ impl Checker<'_> {
                 let ident = p.path.get_ident().expect("checked above");
                 let name = ident.to_string();
                 match self.lookup(&name) {
+                    Some(id) if !self.check_initialized(id, ident) => PlaceResult::Failed,
                     Some(id) => PlaceResult::Place(Place {
                         base: id,
                         proj: Vec::new(),
@@ -924,6 +935,9 @@ impl Checker<'_> {
 
     fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
         let span = span_of(a);
+        if let Some(e) = self.assign_deferred(a) {
+            return e;
+        }
         let place = match self.try_place(&a.left) {
             PlaceResult::Place(p) => Some(p),
             PlaceResult::NotPlace => {
@@ -1111,7 +1125,10 @@ impl Checker<'_> {
         }
         let cond = self.expr(&i.cond);
         self.unify_at(&Ty::BOOL, &cond.ty, &i.cond, "the condition of `if`");
+        let before = self.init_snapshot();
         let then = self.block(&i.then_branch);
+        let after_then = self.init_branch_end(&then.ty);
+        self.init_restore(before.clone(), false);
         let els = i.else_branch.as_ref().map(|(_, e)| match &**e {
             syn::Expr::Block(b) if b.label.is_none() => self.block(&b.block),
             other => {
@@ -1123,6 +1140,11 @@ impl Checker<'_> {
                 }
             }
         });
+        let after_else = match &els {
+            Some(b) => self.init_branch_end(&b.ty),
+            None => self.init_snapshot(),
+        };
+        self.init_meet(vec![after_then, after_else]);
         let ty = match &els {
             None => {
                 if !matches!(self.infer.shallow(&then.ty), Ty::Never) {
@@ -1209,7 +1231,6 @@ fn unsupported_expr_message(e: &syn::Expr) -> String {
                 _ => format!("macros are not expanded inside kernels: `{name}!` cannot be used here"),
             }
         }
-        syn::Expr::Match(_) => "`match` is not supported in kernels yet; use `if`/`else`".into(),
         syn::Expr::Reference(r) => format!(
             "references cannot be taken here; use `{}` itself (`&mut place` is only for the first argument of an atomic, `&x` only to pass a slice to a `#[device]` function)",
             source::expr_text(&r.expr)

@@ -9,7 +9,9 @@ mod builtins;
 mod call;
 mod expr;
 mod infer;
+mod init;
 mod limits;
+mod matching;
 mod resolve;
 mod source;
 mod stmt;
@@ -218,6 +220,8 @@ pub(crate) struct Checker<'p> {
     /// How deeply the expression being checked is nested, and whether that went too deep.
     depth: u32,
     too_deep: bool,
+    /// Locals declared by `let x;` and where they are assigned.
+    init: init::InitState,
 }
 
 impl<'p> Checker<'p> {
@@ -247,6 +251,7 @@ impl<'p> Checker<'p> {
             param_count: 0,
             depth: 0,
             too_deep: false,
+            init: init::InitState::default(),
         }
     }
 
@@ -326,6 +331,7 @@ impl<'p> Checker<'p> {
         let errors = self.infer.deferred_errors();
         self.errors.extend(errors);
         self.resolve_function(&mut body);
+        self.fill_deferred_lets(&mut body);
         Function {
             name: item.sig.ident.to_string(),
             params,

@@ -68,8 +68,7 @@ impl Checker<'_> {
             other => (other, None),
         };
         let Some(init) = &l.init else {
-            self.error(l, "`let` in a kernel needs an initial value: `let x = ..;`");
-            return None;
+            return self.deferred_let(l);
         };
         if let Some((_, diverge)) = &init.diverge {
             self.error(diverge, "`let .. else` is not supported in kernels");
