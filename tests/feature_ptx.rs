@@ -6,6 +6,8 @@
 mod atomics;
 #[path = "kernels/checks.rs"]
 mod checks;
+#[path = "kernels/control_flow.rs"]
+mod control_flow;
 #[path = "kernels/device_fns.rs"]
 mod device_fns;
 #[path = "kernels/device_params.rs"]
@@ -50,6 +52,9 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_fns::generic_devices,
         device_params::collatz,
         device_params::waits_in_device_fns,
+        control_flow::reversed,
+        control_flow::iterators,
+        control_flow::shared_iter,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

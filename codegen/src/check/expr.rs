@@ -5,7 +5,7 @@ use quote::ToTokens;
 
 use super::builtins::{self, ConstValue};
 use super::{error_expr, source, span_of, suggest, Checker};
-use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, Place, Proj, UnOp};
+use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, LocalId, Place, Proj, UnOp};
 use crate::ty::{Scalar, Ty};
 
 /// Whether a place can be assigned.
@@ -302,6 +302,9 @@ impl Checker<'_> {
                 let name = ident.to_string();
                 match self.lookup(&name) {
                     Some(id) if !self.check_initialized(id, ident) => PlaceResult::Failed,
+                    Some(id) if self.alias_of(id).is_some() => {
+                        PlaceResult::Place(self.alias_of(id).expect("checked"))
+                    }
                     Some(id) => PlaceResult::Place(Place {
                         base: id,
                         proj: Vec::new(),
@@ -313,6 +316,11 @@ impl Checker<'_> {
                         PlaceResult::Failed
                     }
                 }
+            }
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.names_reference(&u.expr) =>
+            {
+                self.try_place(&u.expr)
             }
             syn::Expr::Index(ix) => match self.try_place(&ix.expr) {
                 PlaceResult::Place(p) => self.index_place(p, &ix.index, e),
@@ -342,6 +350,26 @@ impl Checker<'_> {
             },
             _ => PlaceResult::NotPlace,
         }
+    }
+
+    /// The place a reference local stands for (an element of `iter_mut()`).
+    fn alias_of(&self, id: LocalId) -> Option<Place> {
+        self.aliases
+            .iter()
+            .rev()
+            .find(|(a, _)| *a == id)
+            .and_then(|(_, p)| p.clone())
+    }
+
+    /// Whether `e` is a name that stands for a reference, which `*e` reads or writes.
+    fn names_reference(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = strip_parens(e) else {
+            return false;
+        };
+        p.path
+            .get_ident()
+            .and_then(|i| self.lookup(&i.to_string()))
+            .is_some_and(|id| self.aliases.iter().any(|(a, _)| *a == id))
     }
 
     fn unknown_value(&mut self, ident: &syn::Ident, name: &str) {
@@ -667,6 +695,7 @@ impl Checker<'_> {
                     span,
                 }
             }
+            syn::UnOp::Deref(_) if self.names_reference(&u.expr) => self.expr(&u.expr),
             syn::UnOp::Deref(_) => {
                 self.error(
                     u,

@@ -10,6 +10,7 @@ mod call;
 mod expr;
 mod infer;
 mod init;
+mod iterate;
 mod limits;
 mod matching;
 mod resolve;
@@ -222,6 +223,10 @@ pub(crate) struct Checker<'p> {
     too_deep: bool,
     /// Locals declared by `let x;` and where they are assigned.
     init: init::InitState,
+    /// Names that stand for references: `Some(place)` for one that is another place (an
+    /// element of `iter_mut()`), `None` for a reference read by copy (`iter()`); `*name` is
+    /// allowed on both.
+    aliases: Vec<(LocalId, Option<crate::ir::Place>)>,
 }
 
 impl<'p> Checker<'p> {
@@ -252,6 +257,7 @@ impl<'p> Checker<'p> {
             depth: 0,
             too_deep: false,
             init: init::InitState::default(),
+            aliases: Vec::new(),
         }
     }
 

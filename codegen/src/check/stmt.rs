@@ -98,7 +98,7 @@ impl Checker<'_> {
         v
     }
 
-    fn pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> Pattern {
+    pub(super) fn pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> Pattern {
         match pat {
             syn::Pat::Ident(pi) => {
                 if let Some(r) = &pi.by_ref {
@@ -200,6 +200,9 @@ impl Checker<'_> {
     /// `for i in a..b`, `a..=b`, `(a..b).step_by(s)`.
     pub(super) fn for_expr(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = span_of(f);
+        if let Some(e) = self.for_chain(f) {
+            return e;
+        }
         let (range, step) = match strip_parens(&f.expr) {
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 (strip_parens(&m.receiver), Some(&m.args[0]))
