@@ -22,6 +22,9 @@ pub struct KernelOptions {
     /// `instances(f32, f64)` (or `instances((f32, u32), ..)` for several type parameters):
     /// the types a generic kernel is compiled for.
     pub instances: Vec<Vec<Scalar>>,
+    /// Mistakes that leave the options usable (an instance listed twice), reported with the
+    /// kernel's own errors so that nothing else is reported because of them.
+    pub repeated: Vec<syn::Error>,
 }
 
 impl Default for KernelOptions {
@@ -33,6 +36,7 @@ impl Default for KernelOptions {
             min_blocks: None,
             target: None,
             instances: Vec::new(),
+            repeated: Vec::new(),
         }
     }
 }
@@ -117,7 +121,12 @@ impl KernelOptions {
                             }
                         }
                         if instance.len() == parts.len() {
-                            options.instances.push(instance);
+                            if options.instances.contains(&instance) {
+                                let text = crate::check::type_text(&t);
+                                options.repeated.push(syn::Error::new_spanned(&t, format!("`{text}` is listed twice in `instances(..)`: each instance is one PTX entry; remove one")));
+                            } else {
+                                options.instances.push(instance);
+                            }
                         }
                     }
                 }

@@ -490,6 +490,7 @@ fn options() -> impl Strategy<Value = KernelOptions> {
             instances: Vec::new(),
             target: target
                 .map(|t| Target::parse(cuprum_codegen::target::SUPPORTED[t]).expect("supported")),
+            ..KernelOptions::default()
         })
 }
 

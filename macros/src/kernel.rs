@@ -37,10 +37,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Stage two: compile with the device functions found and emit the items.
 pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> TokenStream {
     let mut errors: Vec<syn::Error> = Vec::new();
-    let options = KernelOptions::parse(attr).unwrap_or_else(|e| {
+    let mut options = KernelOptions::parse(attr).unwrap_or_else(|e| {
         errors.push(e);
         KernelOptions::default()
     });
+    errors.append(&mut options.repeated);
     let mut forwarded = Vec::new();
     for a in &func.attrs {
         let name = a

@@ -289,6 +289,16 @@ impl Checker<'_> {
         });
         at.ty = elem;
         if write {
+            if let Ty::Slice {
+                mutable: false,
+                elem,
+            } = self.locals[place.base].ty
+            {
+                let name = self.locals[place.base].name.clone();
+                let t = elem.name();
+                self.error(e, format!("`iter_mut()` writes through `{name}`, but it is a `&[{t}]` parameter (read-only); declare it `&mut [{t}]`"));
+                return None;
+            }
             if self.check_writable(&at, e) != super::expr::Writable::Yes {
                 return None;
             }

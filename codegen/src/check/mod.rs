@@ -34,6 +34,11 @@ pub use builtins::GPU_FUNCTIONS;
 pub use limits::{check_nesting, MAX_GROUP_DEPTH};
 pub use suggest::closest;
 
+/// A type as a person writes it (`(f32, u32)`), for messages outside the checker.
+pub fn type_text(ty: &syn::Type) -> String {
+    source::type_text(ty)
+}
+
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
 pub fn check_kernel(
     item: &syn::ItemFn,
@@ -166,17 +171,64 @@ fn check_kernel_signature(item: &syn::ItemFn, instantiated: bool, errors: &mut V
         errors.push(syn::Error::new_spanned(v, "kernels cannot be variadic"));
     }
     if !sig.generics.params.is_empty() && !instantiated {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
-        ));
+        errors.push(generics_error(&sig.generics));
     }
+    check_param_names_and_attributes(sig, errors);
     match &sig.output {
         syn::ReturnType::Type(_, ty) if !is_unit_type(ty) => errors.push(syn::Error::new_spanned(
             ty,
             "kernels cannot return a value; write results into a `&mut [T]` parameter",
         )),
         _ => {}
+    }
+}
+
+/// What to say about a kernel's generic parameters when no instances are listed: lifetimes
+/// have nothing to stand for, const parameters need values, type parameters types.
+fn generics_error(generics: &syn::Generics) -> syn::Error {
+    for p in &generics.params {
+        match p {
+            syn::GenericParam::Lifetime(l) => {
+                return syn::Error::new_spanned(
+                    l,
+                    format!("kernels take no lifetime parameters: remove `{}` and write slice parameters as `&[T]` / `&mut [T]`", l.lifetime),
+                )
+            }
+            syn::GenericParam::Const(c) => {
+                return syn::Error::new_spanned(
+                    c,
+                    format!("a kernel generic over `const {}` needs the values listed: `#[kernel(instances(128, 256))]`", c.ident),
+                )
+            }
+            syn::GenericParam::Type(_) => {}
+        }
+    }
+    syn::Error::new_spanned(
+        generics,
+        "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
+    )
+}
+
+/// Parameter names the expansion uses itself, and attributes on parameters (a `#[cfg]` would
+/// change the launch's signature behind the kernel's back).
+fn check_param_names_and_attributes(sig: &syn::Signature, errors: &mut Vec<syn::Error>) {
+    for arg in &sig.inputs {
+        let syn::FnArg::Typed(pt) = arg else { continue };
+        if let Some(attr) = pt.attrs.first() {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "attributes on kernel parameters are not supported: a kernel's parameters are its launch's arguments; remove the attribute (for a `#[cfg]`, write two kernels)",
+            ));
+        }
+        if let syn::Pat::Ident(pi) = &*pt.pat {
+            let name = syn::ext::IdentExt::unraw(&pi.ident).to_string();
+            if name.starts_with("__cuprum") {
+                errors.push(syn::Error::new_spanned(
+                    &pi.ident,
+                    "names starting with `__cuprum` are reserved for the code Cuprum generates: rename the parameter",
+                ));
+            }
+        }
     }
 }
 
