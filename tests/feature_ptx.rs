@@ -12,6 +12,8 @@ mod control_flow;
 mod device_fns;
 #[path = "kernels/device_params.rs"]
 mod device_params;
+#[path = "kernels/device_refs.rs"]
+mod device_refs;
 #[path = "kernels/math.rs"]
 mod math;
 #[path = "kernels/options.rs"]
@@ -55,6 +57,9 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         control_flow::reversed,
         control_flow::iterators,
         control_flow::shared_iter,
+        device_refs::sort_pairs_in_block,
+        device_refs::block_scan_with_helper,
+        device_refs::parts,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

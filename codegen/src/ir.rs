@@ -644,4 +644,14 @@ pub enum ExprKind {
     Return(Option<Box<Expr>>),
     /// `{ .. }`
     Block(Block),
+    /// `index`, checked at `site` to be below `len` (a sub-slice's own length, which no
+    /// place's type knows): the value is the index.
+    IndexCheck {
+        /// The index, `usize`.
+        index: Box<Expr>,
+        /// The length it must be below, `usize`.
+        len: Box<Expr>,
+        /// The check (none in `unchecked` kernels).
+        site: Option<SiteId>,
+    },
 }

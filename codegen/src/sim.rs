@@ -579,6 +579,15 @@ impl Emitter<'_> {
                 None => quote!(return ::core::result::Result::Ok(())),
             },
             ExprKind::Block(b) => self.block(b),
+            ExprKind::IndexCheck { index, len, site } => {
+                let (i, n) = (self.expr(index), self.expr(len));
+                if site.is_some() {
+                    let loc = self.loc(span);
+                    quote!(__t.index(#i, #n, #loc)?)
+                } else {
+                    quote!(#i)
+                }
+            }
         }
     }
 

@@ -92,6 +92,10 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             }
         }
         ExprKind::Block(b) => block_mut(b, f),
+        ExprKind::IndexCheck { index, len, .. } => {
+            expr_mut(index, f);
+            expr_mut(len, f);
+        }
     }
     f(e);
 }

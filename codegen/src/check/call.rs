@@ -156,6 +156,9 @@ impl Checker<'_> {
             self.error(p, msg);
             return error_expr(span);
         };
+        if self.needs_inline(&dev, &c.args) {
+            return self.inline_call(&dev, p, c);
+        }
         let sig = &dev.item.sig;
         let name = sig.ident.to_string();
         let generic_names: Vec<String> = sig
@@ -330,13 +333,7 @@ impl Checker<'_> {
             _ => None,
         };
         let Some(id) = local.filter(|&id| matches!(self.locals[id].ty, Ty::Slice { .. })) else {
-            let kind = local.map(|id| self.infer.zonk(&self.locals[id].ty));
-            let msg = match kind {
-                Some(Ty::Shared { .. }) => format!("shared arrays cannot be passed to `#[device]` functions yet: `{callee}` takes a slice in global memory; index the shared array in the caller and pass the values"),
-                Some(Ty::Array(..)) => format!("local arrays cannot be passed as slices to `#[device]` functions yet: declare `{callee}`'s parameter as the array type, like `[f32; 8]`, to pass it by value"),
-                _ => format!("`{callee}` takes a slice here: pass a slice parameter of this function, like `x` (sub-slices such as `&x[a..b]` are not supported yet)"),
-            };
-            self.error(arg, msg);
+            self.error(arg, format!("`{callee}` takes a slice here: pass a slice parameter of this function, like `x`"));
             return error_expr(span);
         };
         let Ty::Slice { elem, mutable } = self.locals[id].ty else {

@@ -322,6 +322,10 @@ impl Checker<'_> {
             {
                 self.try_place(&u.expr)
             }
+            syn::Expr::Index(ix) if self.view_named(&ix.expr).is_some() => {
+                let view = self.view_named(&ix.expr).expect("checked");
+                self.view_element(view, &ix.index, e)
+            }
             syn::Expr::Index(ix) => match self.try_place(&ix.expr) {
                 PlaceResult::Place(p) => self.index_place(p, &ix.index, e),
                 PlaceResult::NotPlace => {
@@ -362,7 +366,7 @@ impl Checker<'_> {
     }
 
     /// Whether `e` is a name that stands for a reference, which `*e` reads or writes.
-    fn names_reference(&self, e: &syn::Expr) -> bool {
+    pub(super) fn names_reference(&self, e: &syn::Expr) -> bool {
         let syn::Expr::Path(p) = strip_parens(e) else {
             return false;
         };
@@ -1093,7 +1097,27 @@ impl Checker<'_> {
         if !m.args.is_empty() {
             self.error(m, format!("`{name}` takes no arguments"));
         }
-        let place = match self.try_place(&m.receiver) {
+        let place = match self.view_named(&m.receiver) {
+            Some(v) => Err(v.len_expr()),
+            None => Ok(self.try_place(&m.receiver)),
+        };
+        let place = match place {
+            Err(len) if name == "len" => return len,
+            Err(len) => {
+                let zero = Expr {
+                    kind: ExprKind::Int(0),
+                    ty: Ty::USIZE,
+                    span,
+                };
+                return Expr {
+                    kind: ExprKind::Binary(BinOp::Eq, Box::new(len), Box::new(zero), None),
+                    ty: Ty::BOOL,
+                    span,
+                };
+            }
+            Ok(p) => p,
+        };
+        let place = match place {
             PlaceResult::Place(p) => p,
             PlaceResult::Failed => return error_expr(span),
             PlaceResult::NotPlace => {

@@ -244,6 +244,18 @@ impl Checker<'_> {
         lens: &mut Vec<Expr>,
     ) -> Option<Item> {
         let span = span_of(e);
+        if let Some(view) = self.view_named(e) {
+            let (at, len) = super::inline::view_item(&view, local(k, &Ty::USIZE, span), span);
+            lens.push(len);
+            if write && self.check_writable(&at, e) != super::expr::Writable::Yes {
+                return None;
+            }
+            return Some(if write {
+                Item::Alias(at)
+            } else {
+                Item::Copy(at)
+            });
+        }
         let place = match self.try_place(e) {
             PlaceResult::Place(p) => p,
             PlaceResult::Failed => return None,

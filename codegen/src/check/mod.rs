@@ -10,6 +10,7 @@ mod call;
 mod expr;
 mod infer;
 mod init;
+mod inline;
 mod iterate;
 mod limits;
 mod matching;
@@ -279,6 +280,13 @@ pub(crate) struct Checker<'p> {
     /// element of `iter_mut()`), `None` for a reference read by copy (`iter()`); `*name` is
     /// allowed on both.
     aliases: Vec<(LocalId, Option<crate::ir::Place>)>,
+    /// Names of parts of slices and arrays (`&mut s[a..b]`, slice parameters of an inlined
+    /// device function).
+    views: Vec<(LocalId, inline::View)>,
+    /// In a device function checked inline: the loop its `return` breaks.
+    inline_return: Option<LoopId>,
+    /// The device functions being checked inline, innermost last (recursion is an error).
+    inlining: Vec<*const DeviceFn>,
 }
 
 impl<'p> Checker<'p> {
@@ -310,6 +318,9 @@ impl<'p> Checker<'p> {
             too_deep: false,
             init: init::InitState::default(),
             aliases: Vec::new(),
+            views: Vec::new(),
+            inline_return: None,
+            inlining: Vec::new(),
         }
     }
 
@@ -404,6 +415,9 @@ impl<'p> Checker<'p> {
         if self.placeholder_in_signature(&pt.ty) {
             return None;
         }
+        if let Some(id) = self.reference_param(pt) {
+            return id;
+        }
         let ty = self.param_type(&pt.ty)?;
         match &*pt.pat {
             syn::Pat::Ident(pi)
@@ -439,6 +453,36 @@ impl<'p> Checker<'p> {
                 None
             }
         }
+    }
+
+    /// A device function's `&T` / `&mut T` parameter, checked on its own: a local of type `T`
+    /// (mutable for `&mut`) that `*p` reads and writes. Calls check the body again inline,
+    /// where `p` names the caller's place. `None` when `pt` is not such a parameter.
+    fn reference_param(&mut self, pt: &syn::PatType) -> Option<Option<LocalId>> {
+        let mut t = &*pt.ty;
+        while let syn::Type::Group(g) = t {
+            t = &g.elem;
+        }
+        let syn::Type::Reference(r) = t else {
+            return None;
+        };
+        if self.kernel || matches!(&*r.elem, syn::Type::Slice(_)) {
+            return None;
+        }
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return None;
+        };
+        let Some(ty) = self.local_type(&r.elem) else {
+            return Some(None);
+        };
+        let id = self.declare(
+            &pi.ident.to_string(),
+            ty,
+            r.mutability.is_some(),
+            pi.ident.span(),
+        );
+        self.aliases.push((id, None));
+        Some(Some(id))
     }
 
     /// The type of a parameter: a scalar, `&[T]` or `&mut [T]` (and for a device function an

@@ -18,7 +18,11 @@ impl Checker<'_> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 syn::Stmt::Local(l) => {
-                    if let Some(stmt) = self.let_stmt(l) {
+                    // The `let`s of a view's offset and length belong to this block: the
+                    // simulator's Rust scopes them like the user's.
+                    if let Some(view) = self.view_let(l) {
+                        stmts.extend(view);
+                    } else if let Some(stmt) = self.let_stmt(l) {
                         stmts.push(stmt);
                     }
                 }
@@ -70,6 +74,7 @@ impl Checker<'_> {
         let Some(init) = &l.init else {
             return self.deferred_let(l);
         };
+
         if let Some((_, diverge)) = &init.diverge {
             self.error(diverge, "`let .. else` is not supported in kernels");
         }
@@ -476,6 +481,37 @@ impl Checker<'_> {
         let span = span_of(r);
         let value = r.expr.as_ref().map(|e| self.expr(e));
         let ret = self.ret.clone();
+        if let Some(id) = self.inline_return {
+            // A device function checked inline: `return` leaves its block.
+            match &value {
+                Some(v) => {
+                    self.unify_at(
+                        &ret,
+                        &v.ty.clone(),
+                        r.expr.as_ref().expect("present"),
+                        "the return type",
+                    );
+                }
+                None if ret != Ty::Unit => {
+                    let d = self.infer.describe(&ret);
+                    self.error(
+                        r,
+                        format!("this function returns `{d}`: write `return value`"),
+                    );
+                }
+                None => {}
+            }
+            let value = if ret == Ty::Unit {
+                None
+            } else {
+                value.map(Box::new)
+            };
+            return Expr {
+                kind: ExprKind::Break(id, value),
+                ty: Ty::Never,
+                span,
+            };
+        }
         match &value {
             Some(v) if ret == Ty::Unit => {
                 let _ = v;

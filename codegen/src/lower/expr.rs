@@ -220,6 +220,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::Atomic(op, scope, place, args) => self.atomic(*op, *scope, place, args),
             ExprKind::Call(fid, args) => self.call(*fid, args, &e.ty),
             ExprKind::SliceRef(_) => unreachable!("slices are only passed as call arguments"),
+            ExprKind::IndexCheck { index, len, site } => {
+                let i = self.expr(index)?.into_int_value();
+                let n = self.expr(len)?.into_int_value();
+                if let Some(site) = site {
+                    self.check_in_bounds(*site, i, n);
+                }
+                Some(i.into())
+            }
             ExprKind::If(c, then, els) => self.if_expr(c, then, els.as_ref(), &e.ty),
             ExprKind::Loop(id, body) => {
                 let result = self.alloca(&e.ty, "loop_value");
