@@ -8,6 +8,8 @@ mod atomics;
 mod checks;
 #[path = "kernels/control_flow.rs"]
 mod control_flow;
+#[path = "kernels/cooperative.rs"]
+mod cooperative;
 #[path = "kernels/device_fns.rs"]
 mod device_fns;
 #[path = "kernels/device_params.rs"]
@@ -60,6 +62,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_refs::sort_pairs_in_block,
         device_refs::block_scan_with_helper,
         device_refs::parts,
+        cooperative::rounds,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

@@ -271,6 +271,8 @@ pub enum Builtin {
     SyncThreadsOr,
     /// `gpu::sync_warp(mask)`
     SyncWarp,
+    /// `gpu::grid_sync()`: every thread of the grid (a cooperative kernel's).
+    GridSync,
     /// `gpu::thread_fence*()`
     Fence(Scope),
     /// The shared-memory allocation made at this call site (an index into

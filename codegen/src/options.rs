@@ -22,6 +22,9 @@ pub struct KernelOptions {
     /// `instances(f32, f64)` (or `instances((f32, u32), ..)` for several type parameters):
     /// the types a generic kernel is compiled for.
     pub instances: Vec<Vec<Scalar>>,
+    /// `cooperative`: launched cooperatively (every block resident at once), so that
+    /// `gpu::grid_sync()` can wait for the whole grid.
+    pub cooperative: bool,
     /// Mistakes that leave the options usable (an instance listed twice), reported with the
     /// kernel's own errors so that nothing else is reported because of them.
     pub repeated: Vec<syn::Error>,
@@ -37,6 +40,7 @@ impl Default for KernelOptions {
             target: None,
             instances: Vec::new(),
             repeated: Vec::new(),
+            cooperative: false,
         }
     }
 }
@@ -48,10 +52,11 @@ const NAMES: &[&str] = &[
     "max_threads",
     "min_blocks",
     "target",
+    "cooperative",
 ];
 
 /// Every attribute name, for error messages.
-const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`";
+const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`, `cooperative`";
 
 impl KernelOptions {
     /// Parses the tokens inside `#[kernel(...)]`. Every problem is reported, at its own span.
@@ -71,6 +76,7 @@ impl KernelOptions {
             match name.as_str() {
                 "unchecked" => options.checked = false,
                 "fastmath" => options.fastmath = true,
+                "cooperative" => options.cooperative = true,
                 "max_threads" | "min_blocks" => {
                     let usage = format!(
                         "`{name}` takes a number: `{name} = {}`",

@@ -34,6 +34,7 @@ fn waits_for_other_threads(f: &Function) -> bool {
             if matches!(
                 b,
                 Builtin::SyncThreads
+                    | Builtin::GridSync
                     | Builtin::SyncThreadsCount
                     | Builtin::SyncThreadsAnd
                     | Builtin::SyncThreadsOr
@@ -656,6 +657,10 @@ impl Emitter<'_> {
             Builtin::SyncThreads => {
                 let loc = self.loc(span);
                 quote!(__t.sync_threads(#loc)?)
+            }
+            Builtin::GridSync => {
+                let loc = self.loc(span);
+                quote!(__t.grid_sync(#loc)?)
             }
             Builtin::SyncThreadsCount | Builtin::SyncThreadsAnd | Builtin::SyncThreadsOr => {
                 let loc = self.loc(span);

@@ -536,6 +536,7 @@ fn emit_impl(
     let sim_body_name = format_ident!("__cuprum_sim_body");
     let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
     let cooperative = cuprum_codegen::sim::is_cooperative(&k.program);
+    let grid_sync = options.cooperative;
     let shared_bytes = cuprum_codegen::sim::static_shared_bytes(&k.program)
         .into_iter()
         .map(|b| b as usize);
@@ -564,6 +565,7 @@ fn emit_impl(
                                 sites: &[#(#sites),*],
                 sass: &[#(#sass),*],
                 cooperative: #cooperative,
+                grid_sync: #grid_sync,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
 

@@ -88,6 +88,9 @@ pub struct KernelInfo {
     /// Whether threads wait for each other (the simulator then runs each block's threads as
     /// coroutines).
     pub cooperative: bool,
+    /// `#[kernel(cooperative)]`: launched cooperatively, with the grid barrier's word as the
+    /// last hidden parameter, and refused when the grid cannot be resident at once.
+    pub grid_sync: bool,
     /// Static shared arrays, for the simulator.
     pub shared: &'static [cuprum_std::sim::SharedDecl],
     /// Cubins assembled at build time (`CUPRUM_SASS`), by compute capability (major × 10 +
@@ -234,6 +237,9 @@ pub struct GpuLaunch<'a> {
     function: CudaFunction,
     config: cudarc::driver::LaunchConfig,
     panic_arg: Option<u64>,
+    /// The grid barrier's zeroed word (cooperative kernels): allocated on the stream for this
+    /// launch, freed in stream order after it.
+    grid_word: Option<cudarc::driver::CudaSlice<u32>>,
 }
 
 /// A read-only slice argument: the view and its length.
@@ -313,9 +319,21 @@ impl<'a> GpuStream<'a> {
                 *limit = config.shared_bytes;
             }
         }
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
         if gate == LaunchGate::Load {
             return Ok(None);
         }
+        let grid_word = if info.grid_sync {
+            Some(
+                self.cuda
+                    .alloc_zeros::<u32>(2)
+                    .during("allocating the grid barrier of a cooperative launch")?,
+            )
+        } else {
+            None
+        };
         let panic_arg = if info.checked {
             Some(self.panic_record()?.device_ptr())
         } else {
@@ -331,6 +349,7 @@ impl<'a> GpuStream<'a> {
                 shared_mem_bytes: config.shared_bytes,
             },
             panic_arg,
+            grid_word,
         }))
     }
 
@@ -465,6 +484,9 @@ impl SimStream<'_> {
                 info.name, config.shared_bytes, dev.max_shared_per_block_optin
             )));
         }
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
         if record_only {
             // Captured into a graph: checked now, run at each replay.
             return Ok(());
@@ -476,6 +498,7 @@ impl SimStream<'_> {
             dynamic_shared_bytes: config.shared_bytes as usize,
             cooperative: info.cooperative,
             workers: dev.multiprocessors as usize,
+            grid_sync: info.grid_sync,
         };
         if let Err(f) = run_grid(&spec, &body) {
             let (file, line, column) =
@@ -542,6 +565,13 @@ impl<'a> GpuLaunch<'a> {
         use cudarc::driver::PushKernelArg;
         if let Some(p) = &self.panic_arg {
             args.arg(p);
+        }
+        if let Some(w) = &self.grid_word {
+            args.arg(w);
+            // SAFETY: as below; `prepare` checked that every block is resident at once.
+            unsafe { args.launch_cooperative(self.config) }
+                .during("launching a cooperative kernel")?;
+            return Ok(());
         }
         // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
         // checked signature; slices are pushed as (device pointer, length) pairs of live views.

@@ -51,6 +51,7 @@ pub const GPU_FUNCTIONS: &[&str] = &[
     "match_any_sync",
     "rsqrt",
     "clock64",
+    "grid_sync",
 ];
 
 /// A `cuprum::gpu` function this compiler lowers, with its parameter and return types.
@@ -82,6 +83,7 @@ pub fn gpu_function(name: &str) -> Option<(Builtin, Vec<Ty>, Ty)> {
         "any_sync" => (Builtin::AnySync, vec![Ty::U32, Ty::BOOL], Ty::BOOL),
         "activemask" => (Builtin::ActiveMask, vec![], Ty::U32),
         "clock64" => (Builtin::Clock64, vec![], Ty::Scalar(Scalar::U64)),
+        "grid_sync" => (Builtin::GridSync, vec![], Ty::Unit),
         _ => return None,
     })
 }

@@ -82,6 +82,16 @@ pub fn check_kernel(
         };
         checker.function(item, ret)
     };
+    let functions: Vec<Function> = registry
+        .functions
+        .into_iter()
+        .map(|f| f.expect("every instance finished"))
+        .collect();
+    if !options.cooperative {
+        errors.extend(grid_syncs(&kernel, &functions).into_iter().map(|span| {
+            syn::Error::new(span, "`gpu::grid_sync()` waits for every block of the grid, which only a cooperative launch keeps resident at once: mark the kernel `#[kernel(cooperative)]`")
+        }));
+    }
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
         all
@@ -90,14 +100,30 @@ pub fn check_kernel(
     }
     Ok(Program {
         kernel,
-        functions: registry
-            .functions
-            .into_iter()
-            .map(|f| f.expect("every instance finished"))
-            .collect(),
+        functions,
         sites,
         shared,
     })
+}
+
+/// Where the kernel or the device functions it calls use `gpu::grid_sync()` (the first in
+/// each function).
+fn grid_syncs(kernel: &Function, functions: &[Function]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    for f in std::iter::once(kernel).chain(functions) {
+        let mut found = None;
+        let mut body = f.body.clone();
+        crate::walk::block_mut(&mut body, &mut |e| {
+            if matches!(
+                e.kind,
+                crate::ir::ExprKind::Builtin(crate::ir::Builtin::GridSync, _)
+            ) {
+                found.get_or_insert(e.span);
+            }
+        });
+        spans.extend(found);
+    }
+    spans
 }
 
 /// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at

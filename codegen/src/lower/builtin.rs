@@ -152,6 +152,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
                 warp.into()
             }
+            Builtin::GridSync => {
+                self.grid_sync();
+                return None;
+            }
             Builtin::SyncThreads => {
                 self.call_void_intrinsic(
                     "llvm.nvvm.barrier.cta.sync.aligned.all",

@@ -345,6 +345,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
         if let Some(p) = self.panic_arg {
             vals.push(p.into());
         }
+        if let Some(g) = self.grid_arg {
+            vals.push(g.into());
+        }
         let call = ok!(self.b.build_call(self.fns[fid], &vals, "call"));
         if matches!(ty, Ty::Never) {
             ok!(self.b.build_unreachable());
