@@ -16,6 +16,8 @@ mod device_fns;
 mod device_params;
 #[path = "kernels/device_refs.rs"]
 mod device_refs;
+#[path = "kernels/intrinsics.rs"]
+mod intrinsics;
 #[path = "kernels/math.rs"]
 mod math;
 #[path = "kernels/options.rs"]
@@ -63,6 +65,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_refs::block_scan_with_helper,
         device_refs::parts,
         cooperative::rounds,
+        intrinsics::warp_masks,
+        intrinsics::fast_math,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

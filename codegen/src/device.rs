@@ -72,7 +72,7 @@ fn is_gpu_call(path: &syn::Path) -> bool {
             .or_else(|| last.strip_suffix("_system"))
             .is_some_and(|b| GPU_FUNCTIONS.contains(&b));
     match prefix.as_slice() {
-        ["gpu"] | ["cuprum", "gpu"] => true,
+        ["gpu"] | ["cuprum", "gpu"] | ["gpu", "fast"] | ["cuprum", "gpu", "fast"] => true,
         [] => known,
         _ => false,
     }

@@ -45,6 +45,7 @@ fn waits_for_other_threads(f: &Function) -> bool {
                     | Builtin::AnySync
                     | Builtin::ActiveMask
                     | Builtin::MatchAny
+                    | Builtin::MatchAll
             ) {
                 found = true;
             }
@@ -723,6 +724,41 @@ impl Emitter<'_> {
                 quote!(#rt::warp_mask(__t, #rt::WarpOpKind::ActiveMask, 0, 0u32, #loc)?)
             }
             Builtin::Clock64 => quote!(#rt::clock64()),
+            Builtin::Clock => quote!((#rt::clock64() as u32)),
+            Builtin::LaneMask(m) => {
+                // As u64, so that lane 31's `le` does not overflow.
+                let mask = match m {
+                    crate::ir::LaneMask::Lt => quote!((1u64 << __l) - 1),
+                    crate::ir::LaneMask::Le => quote!((2u64 << __l) - 1),
+                    crate::ir::LaneMask::Gt => quote!(!((2u64 << __l) - 1)),
+                    crate::ir::LaneMask::Ge => quote!(!((1u64 << __l) - 1)),
+                };
+                quote!({ let __l = __t.lane_id(); (#mask) as u32 })
+            }
+            Builtin::MatchAll => {
+                // Every lane of the mask matches this one's value exactly when the lanes that
+                // do (match_any) are the whole mask.
+                let loc = self.loc(span);
+                let (mask, v) = (&vals[0], &vals[1]);
+                quote!({
+                    let __mask: u32 = #mask;
+                    let __same = #rt::warp_mask(__t, #rt::WarpOpKind::MatchAny, __mask, #v, #loc)?;
+                    if __same == __mask { (__mask, true) } else { (0u32, false) }
+                })
+            }
+            Builtin::Fast(f) => {
+                let x = &vals[0];
+                match f {
+                    crate::ir::FastFn::Exp => quote!(f32::exp(#x)),
+                    crate::ir::FastFn::Ln => quote!(f32::ln(#x)),
+                    crate::ir::FastFn::Sin => quote!(f32::sin(#x)),
+                    crate::ir::FastFn::Cos => quote!(f32::cos(#x)),
+                    crate::ir::FastFn::Div => {
+                        let y = &vals[1];
+                        quote!((#x / #y))
+                    }
+                }
+            }
             Builtin::Math(f) => self.math(f, &args[0].ty, ty, &vals),
         }
     }
