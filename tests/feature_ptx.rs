@@ -64,6 +64,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_refs::sort_pairs_in_block,
         device_refs::block_scan_with_helper,
         device_refs::parts,
+        device_refs::closures,
         cooperative::rounds,
         intrinsics::warp_masks,
         intrinsics::fast_math,

@@ -121,3 +121,38 @@ fn a_sub_slice_past_the_end_stops_the_kernel() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn closures_passed_to_device_functions() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let n = 400;
+        let x = cuprum_testkit::random_f32(n + 4, -2.0, 2.0);
+        let scale = 1.5f32;
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f32::NAN; n])?;
+        let mut calls = stream.to_device(&vec![u32::MAX; n])?;
+        launch!(closures<<<4, 128, stream>>>(&mut out, &mut calls, &dx, scale))?;
+        let (got, got_calls) = (stream.to_host(&out)?, stream.to_host(&calls)?);
+        for i in 0..n {
+            // The same device functions and closures, as host Rust.
+            let mut count = 0u32;
+            let scaled = |v: f32| v * scale;
+            let sum = fold(&x[i..i + 4], 0.0, |a, b| a + scaled(b));
+            let biggest = fold(&x[i..i + 4], f32::MIN, |a: f32, b: f32| a.max(b));
+            let mut bump = |v: f32| -> f32 {
+                count += 1;
+                v + 1.0
+            };
+            let want = combine(sum, biggest, |a, b| bump(a) * b);
+            assert!(
+                (got[i] - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                "{}: element {i}: {} vs {want}",
+                dev.name(),
+                got[i]
+            );
+            assert_eq!(got_calls[i], count, "{}: calls {i}", dev.name());
+        }
+    }
+    Ok(())
+}

@@ -139,3 +139,40 @@ pub fn parts(out: &mut [f32], stats: &mut [f32], x: &[f32], width: usize) {
         keep_max(&mut stats[i], x[i]);
     }
 }
+
+/// A reduction over a slice with the operation as a closure argument.
+#[device]
+pub fn fold(v: &[f32], init: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut acc = init;
+    for &e in v.iter() {
+        acc = op(acc, e);
+    }
+    acc
+}
+
+/// A generic closure type (`FnMut`), applied twice.
+#[device]
+pub fn combine<F: FnMut(f32, f32) -> f32>(a: f32, b: f32, mut op: F) -> f32 {
+    let first = op(a, b);
+    op(first, b)
+}
+
+/// Closures: written in the kernel and called there, passed to device functions, capturing
+/// the kernel's locals (one of them written through).
+#[kernel]
+pub fn closures(out: &mut [f32], calls: &mut [u32], x: &[f32], scale: f32) {
+    let i = gpu::global_id_x();
+    if i + 4 <= x.len() && i < out.len() {
+        let mut count = 0u32;
+        let scaled = |v: f32| v * scale;
+        let sum = fold(&x[i..i + 4], 0.0, |a, b| a + scaled(b));
+        let biggest = fold(&x[i..i + 4], f32::MIN, |a: f32, b: f32| a.max(b));
+        let mut bump = |v: f32| -> f32 {
+            count += 1;
+            v + 1.0
+        };
+        let c = combine(sum, biggest, |a, b| bump(a) * b);
+        out[i] = c;
+        calls[i] = count;
+    }
+}

@@ -118,7 +118,11 @@ impl Checker<'_> {
         }
         if let Some(ident) = p.path.get_ident() {
             // A local hides every function of that name, as in Rust.
-            if self.lookup(&ident.to_string()).is_some() {
+            let local = self.lookup(&ident.to_string());
+            if let Some(callable) = local.and_then(|id| self.callable_of(id)) {
+                return self.call_closure(&callable, c);
+            }
+            if local.is_some() {
                 self.check_call_args(&c.args);
                 let mut msg = format!("`{ident}` is a local value, not a function");
                 if builtins::GPU_FUNCTIONS.contains(&ident.to_string().as_str()) {

@@ -302,6 +302,10 @@ impl Checker<'_> {
                 let name = ident.to_string();
                 match self.lookup(&name) {
                     Some(id) if !self.check_initialized(id, ident) => PlaceResult::Failed,
+                    Some(id) if self.callable_of(id).is_some() => {
+                        self.error(ident, format!("`{name}` is a closure: call it, `{name}(..)`, or pass it to a `#[device]` function that takes `impl Fn(..)`"));
+                        PlaceResult::Failed
+                    }
                     Some(id) if self.alias_of(id).is_some() => {
                         PlaceResult::Place(self.alias_of(id).expect("checked"))
                     }

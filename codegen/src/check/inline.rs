@@ -41,6 +41,8 @@ enum Bound {
     Place(Place),
     /// A slice.
     View(Box<View>),
+    /// A closure.
+    Closure(std::rc::Rc<super::closure::Callable>),
 }
 
 /// What the caller's context was, to come back to after an inlined body.
@@ -62,11 +64,13 @@ impl Checker<'_> {
         dev: &DeviceFn,
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
     ) -> bool {
-        let params = typed_params(&dev.item.sig);
+        let sig = &dev.item.sig;
+        let params = typed_params(sig);
         params
             .iter()
             .zip(args)
             .any(|(pt, arg)| match strip_groups(&pt.ty) {
+                _ if super::closure::closure_bound(sig, &pt.ty).is_some() => true,
                 syn::Type::Reference(r) => match &*r.elem {
                     syn::Type::Slice(_) => !self.is_whole_slice_param(arg),
                     _ => true,
@@ -455,6 +459,10 @@ impl Checker<'_> {
             .params
             .iter()
             .filter_map(|g| match g {
+                // A closure's type is the closure passed, not a type argument.
+                syn::GenericParam::Type(t) if super::closure::is_closure_generic(sig, &t.ident) => {
+                    None
+                }
                 syn::GenericParam::Type(t) => Some(t.ident.to_string()),
                 _ => None,
             })
@@ -483,6 +491,13 @@ impl Checker<'_> {
         let mut args = Vec::new();
         let mut failed = false;
         for (arg, param) in c.args.iter().zip(&params) {
+            if super::closure::closure_bound(sig, &param.ty).is_some() {
+                match self.closure_arg(arg) {
+                    Some(callable) => args.push(Bound::Closure(callable)),
+                    None => failed = true,
+                }
+                continue;
+            }
             let b = match strip_groups(&param.ty) {
                 syn::Type::Reference(r) => match strip_groups(&r.elem) {
                     syn::Type::Slice(sl) => match self.view_arg(arg, &mut stmts) {
@@ -601,6 +616,10 @@ impl Checker<'_> {
                     }
                     let id = self.declare(&pname, place.ty.clone(), false, pi.ident.span());
                     self.aliases.push((id, Some(place)));
+                }
+                Bound::Closure(callable) => {
+                    let id = self.declare(&pname, Ty::Unit, false, pi.ident.span());
+                    self.callables.push((id, callable));
                 }
                 Bound::View(v) => {
                     if let syn::Type::Reference(r) = strip_groups(&param.ty) {

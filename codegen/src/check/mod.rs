@@ -7,6 +7,7 @@
 
 mod builtins;
 mod call;
+mod closure;
 mod expr;
 mod infer;
 mod init;
@@ -313,6 +314,8 @@ pub(crate) struct Checker<'p> {
     inline_return: Option<LoopId>,
     /// The device functions being checked inline, innermost last (recursion is an error).
     inlining: Vec<*const DeviceFn>,
+    /// Names that stand for closures.
+    callables: Vec<(LocalId, std::rc::Rc<closure::Callable>)>,
 }
 
 impl<'p> Checker<'p> {
@@ -347,6 +350,7 @@ impl<'p> Checker<'p> {
             views: Vec::new(),
             inline_return: None,
             inlining: Vec::new(),
+            callables: Vec::new(),
         }
     }
 
@@ -389,8 +393,14 @@ impl<'p> Checker<'p> {
                     "kernels and device functions are free functions: they cannot take `self`",
                 ),
                 syn::FnArg::Typed(pt) => {
-                    if let Some(id) = self.param(pt) {
-                        params.push(id);
+                    let closure = if self.kernel {
+                        None
+                    } else {
+                        self.closure_param(&item.sig, pt)
+                    };
+                    match closure {
+                        Some(id) => params.extend(id),
+                        None => params.extend(self.param(pt)),
                     }
                 }
             }

@@ -20,7 +20,9 @@ impl Checker<'_> {
                 syn::Stmt::Local(l) => {
                     // The `let`s of a view's offset and length belong to this block: the
                     // simulator's Rust scopes them like the user's.
-                    if let Some(view) = self.view_let(l) {
+                    if self.closure_let(l).is_some() {
+                        // A closure is its syntax: nothing to run where it is written.
+                    } else if let Some(view) = self.view_let(l) {
                         stmts.extend(view);
                     } else if let Some(stmt) = self.let_stmt(l) {
                         stmts.push(stmt);
