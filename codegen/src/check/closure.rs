@@ -17,7 +17,7 @@ use crate::ty::{Scalar, Ty};
 pub(crate) enum Callable {
     /// A closure written in a body, with what its body sees.
     Closure {
-        syntax: syn::ExprClosure,
+        syntax: Box<syn::ExprClosure>,
         scopes: Vec<Vec<(String, LocalId)>>,
         generics: Vec<(String, Scalar)>,
         devices: crate::device::DeviceTable,
@@ -94,7 +94,7 @@ impl Checker<'_> {
     /// A closure's syntax with what it sees here.
     pub(super) fn closure_here(&self, syntax: &syn::ExprClosure) -> Rc<Callable> {
         Rc::new(Callable::Closure {
-            syntax: syntax.clone(),
+            syntax: Box::new(syntax.clone()),
             scopes: self.scopes.clone(),
             generics: self.generics.clone(),
             devices: self.devices.clone(),
