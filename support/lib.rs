@@ -53,6 +53,19 @@ pub fn device() -> Result<Device, Error> {
     Device::default()
 }
 
+/// Every backend a differential test runs its kernels on: the device under test
+/// (`Device::default()`) and, when that is a GPU, the simulator too. A test that loops over
+/// them and compares each result with its CPU reference compares the GPU with the simulator
+/// on the GPU host, and the simulator with the CPU here.
+pub fn backends() -> Result<Vec<Device>, Error> {
+    let main = Device::default()?;
+    Ok(if main.is_simulator() {
+        vec![main]
+    } else {
+        vec![main, Device::simulator()]
+    })
+}
+
 /// Distance in units in the last place between two `f64`s (0 when equal, including both
 /// NaN; `u64::MAX` when one is NaN and the other not).
 pub fn ulps_f64(a: f64, b: f64) -> u64 {

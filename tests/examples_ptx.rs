@@ -27,6 +27,8 @@ examples! {
     softmax = "../examples/softmax.rs": softmax;
     jacobi = "../examples/jacobi.rs": jacobi;
     black_scholes = "../examples/black_scholes.rs": black_scholes;
+    cooperative = "../examples/cooperative.rs": heat;
+    bitonic_sort = "../examples/bitonic_sort.rs": bitonic_sort_shared, bitonic_merge_global, bitonic_merge_shared;
 }
 
 /// An example's `run`: its verdict on a device.
@@ -46,6 +48,8 @@ fn every_example_runs_on_the_simulator() {
         ("softmax", softmax::run),
         ("jacobi", jacobi::run),
         ("black_scholes", black_scholes::run),
+        ("cooperative", cooperative::run),
+        ("bitonic_sort", bitonic_sort::run),
     ];
     for (name, run) in runs {
         match run(&dev) {

@@ -6,8 +6,18 @@
 mod atomics;
 #[path = "kernels/checks.rs"]
 mod checks;
+#[path = "kernels/control_flow.rs"]
+mod control_flow;
+#[path = "kernels/cooperative.rs"]
+mod cooperative;
 #[path = "kernels/device_fns.rs"]
 mod device_fns;
+#[path = "kernels/device_params.rs"]
+mod device_params;
+#[path = "kernels/device_refs.rs"]
+mod device_refs;
+#[path = "kernels/intrinsics.rs"]
+mod intrinsics;
 #[path = "kernels/math.rs"]
 mod math;
 #[path = "kernels/options.rs"]
@@ -48,6 +58,18 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_fns::scale<f32>,
         device_fns::scale<f64>,
         device_fns::generic_devices,
+        device_params::collatz,
+        device_params::waits_in_device_fns,
+        control_flow::reversed,
+        control_flow::iterators,
+        control_flow::shared_iter,
+        device_refs::sort_pairs_in_block,
+        device_refs::block_scan_with_helper,
+        device_refs::parts,
+        device_refs::closures,
+        cooperative::rounds,
+        intrinsics::warp_masks,
+        intrinsics::fast_math,
         math::math_f32,
         math::math_f64,
         math::imath_u32,

@@ -24,6 +24,8 @@ examples! {
     softmax = "../examples/softmax.rs";
     jacobi = "../examples/jacobi.rs";
     black_scholes = "../examples/black_scholes.rs";
+    cooperative = "../examples/cooperative.rs";
+    bitonic_sort = "../examples/bitonic_sort.rs";
 }
 
 /// The GPU, or `None` (after saying why) when there is none and none is demanded.
@@ -129,5 +131,24 @@ fn every_example_agrees_on_gpu_and_simulator() -> cuprum::Result<()> {
             );
         }
     }
+
+    let u0 = cooperative::inputs(&sim);
+    let (ug, us) = (
+        cooperative::compute(&g, &u0, 0.25, 41)?,
+        cooperative::compute(&s, &u0, 0.25, 41)?,
+    );
+    for (i, (a, b)) in ug.iter().zip(&us).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+            "cooperative {i}: GPU {a}, simulator {b}"
+        );
+    }
+
+    let keys = bitonic_sort::inputs(&sim);
+    assert_eq!(
+        bitonic_sort::compute(&g, &keys)?,
+        bitonic_sort::compute(&s, &keys)?,
+        "bitonic_sort"
+    );
     Ok(())
 }

@@ -281,17 +281,19 @@ macro_rules! check {
     ($test:ident, $name:ident, $gen:expr, $poison:expr) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
-            let stream = dev.default_stream();
-            let n = 4099;
-            let x = inputs(n, $gen);
-            let dx = stream.to_device(&x)?;
-            let mut out = stream.to_device(&vec![$poison; n])?;
-            launch!($name::kernel<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut out, &dx))?;
-            let got = stream.to_host(&out)?;
-            for (i, (&v, &g)) in x.iter().zip(&got).enumerate() {
-                let want = $name::host(v);
-                assert!(Close::close(g, want), "{}: element {i}, input {v:?}: GPU {g:?}, CPU {want:?}", stringify!($name));
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
+                let stream = dev.default_stream();
+                let n = 4099;
+                let x = inputs(n, $gen);
+                let dx = stream.to_device(&x)?;
+                let mut out = stream.to_device(&vec![$poison; n])?;
+                launch!($name::kernel<<<LaunchConfig::for_elements(n, 128).grid, 128, stream>>>(&mut out, &dx))?;
+                let got = stream.to_host(&out)?;
+                for (i, (&v, &g)) in x.iter().zip(&got).enumerate() {
+                    let want = $name::host(v);
+                    assert!(Close::close(g, want), "{} on {}: element {i}, input {v:?}: kernel {g:?}, CPU {want:?}", stringify!($name), dev.name());
+                }
             }
             Ok(())
         }
@@ -361,6 +363,131 @@ check!(
 check!(float64_matches, float64, |r| r.f64() * 10.0 - 5.0, f64::NAN);
 check!(narrow_ints_match, narrow_ints, |r| r.i8(..), i16::MIN);
 check!(bools_match, bools, |r| r.bool(), false);
+
+// `match` on integers: literals, `|`, ranges (negative, open, with constants), bindings,
+// `name @ range`, guards, as an expression and as a statement.
+elementwise!(match_integers, |v: i32| -> i32 {
+    let a = match v % 9 {
+        0 => 10,
+        1 | 2 => 20,
+        3..=4 => v / 3,
+        -3..=-1 => -100,
+        small @ -8..-3 => small * 2,
+        x if x > 6 => x + 1000,
+        _ => 99,
+    };
+    let mut b = 0;
+    match v {
+        i32::MIN..=-1_000_000 => b += 1,
+        -999_999..=0 => b += 2,
+        1..=999_999 => {}
+        1_000_000.. => b -= 5,
+    }
+    a + b
+});
+
+// `match` on `bool`, on tuples (with `..` and nested ranges), exhaustive without `_`.
+elementwise!(match_tuples, |v: u32| -> u32 {
+    let a = v % 3;
+    let odd = v & 1 == 1;
+    let t = match (a, odd) {
+        (0, true) => 1,
+        (0, false) => 2,
+        (1, _) => 3,
+        (x, true) => x * 10,
+        (_, false) => 5,
+    };
+    let u = match (v % 5, (v >> 3) % 4, v % 2 == 0) {
+        (0..=1, 0, ..) => 7,
+        (k @ 2..=4, 1..=2, true) => k * 100,
+        (_, m, flag) if flag && m == 3 => 11,
+        _ => 13,
+    };
+    let w = match odd {
+        true => 1000,
+        false => 2000,
+    };
+    t + u + w
+});
+
+// An exhaustive `match` on a `u8` by ranges alone, and one on floats.
+elementwise!(match_ranges_and_floats, |v: u8| -> f32 {
+    let q = match v {
+        0..=63 => 1.0f32,
+        64..=127 => 2.0,
+        128..=191 => 3.0,
+        192..=u8::MAX => 4.0,
+    };
+    let f = v as f32 * 0.5;
+    let g = match f {
+        0.0 => -1.0,
+        x if x < 10.0 => x,
+        10.0..=50.0 => 50.0,
+        _ => 0.25,
+    };
+    q + g
+});
+check!(
+    match_integers_matches,
+    match_integers,
+    |r| match r.u8(..4) {
+        0 => r.i32(..),
+        _ => r.i32(-20..20),
+    },
+    i32::MIN
+);
+check!(match_tuples_matches, match_tuples, |r| r.u32(..), u32::MAX);
+
+// `let x;` assigned later: in both branches of an `if`, in every arm of a `match`, in a
+// branch whose other side leaves the loop, with and without a written type, as a tuple.
+elementwise!(deferred_lets, |v: i32| -> i64 {
+    let a;
+    if v > 0 {
+        a = v as i64 * 2;
+    } else {
+        a = -(v as i64);
+    }
+    let b: f32;
+    match v % 3 {
+        0 => b = 1.5,
+        1 | -1 => b = 2.5,
+        _ => {
+            let t = v as f32;
+            b = t * 0.5;
+        }
+    }
+    let mut c = 0;
+    let mut d = 0u8;
+    for k in 0..3 {
+        let ck;
+        let mut dk;
+        if (v + k) % 2 == 0 {
+            ck = 7;
+            dk = 1u8;
+        } else {
+            continue;
+        }
+        dk += 1;
+        c += ck;
+        d += dk;
+    }
+    let (e, f);
+    e = 3i64;
+    f = e * 2;
+    a + b as i64 + c + d as i64 + e + f
+});
+check!(
+    deferred_lets_match,
+    deferred_lets,
+    |r| r.i32(-1_000_000..1_000_000),
+    i64::MIN
+);
+check!(
+    match_ranges_and_floats_matches,
+    match_ranges_and_floats,
+    |r| r.u8(..),
+    f32::NAN
+);
 
 /// Early `return` from a kernel: threads past the end leave before touching memory.
 #[kernel]

@@ -72,7 +72,7 @@ fn is_gpu_call(path: &syn::Path) -> bool {
             .or_else(|| last.strip_suffix("_system"))
             .is_some_and(|b| GPU_FUNCTIONS.contains(&b));
     match prefix.as_slice() {
-        ["gpu"] | ["cuprum", "gpu"] => true,
+        ["gpu"] | ["cuprum", "gpu"] | ["gpu", "fast"] | ["cuprum", "gpu", "fast"] => true,
         [] => known,
         _ => false,
     }
@@ -97,8 +97,18 @@ fn is_never_device(path: &syn::Path) -> bool {
 /// parameter (a local value, which the checker reports) or a path that cannot be a device
 /// function (see `is_never_device`).
 pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
-    struct Calls(Vec<syn::Path>);
+    struct Calls(Vec<syn::Path>, Vec<String>);
     impl<'ast> Visit<'ast> for Calls {
+        // `let f = |..| ..;`: calls of `f` call the closure.
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+                if matches!(&*init.expr, syn::Expr::Closure(_)) {
+                    self.1.push(pi.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
             let mut f = &*c.func;
             while let syn::Expr::Paren(p) = f {
@@ -155,8 +165,13 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             _ => None,
         })
         .collect();
-    let mut calls = Calls(Vec::new());
+    let mut calls = Calls(Vec::new(), Vec::new());
     calls.visit_block(&item.block);
+    let closures = std::mem::take(&mut calls.1);
+    calls.0.retain(|p| {
+        !p.get_ident()
+            .is_some_and(|i| closures.contains(&i.to_string()))
+    });
     // `T::from_f64(..)` is a function of a generic parameter, not a device function.
     calls
         .0

@@ -355,6 +355,8 @@ pub enum Builtin {
     SyncThreadsOr,
     /// `gpu::sync_warp(mask)`
     SyncWarp,
+    /// `gpu::grid_sync()`: every thread of the grid (a cooperative kernel's).
+    GridSync,
     /// `gpu::thread_fence*()`
     Fence(Scope),
     /// The shared-memory allocation made at this call site (an index into
@@ -374,9 +376,80 @@ pub enum Builtin {
     MatchAny,
     /// `gpu::clock64()`
     Clock64,
+    /// `gpu::match_all_sync(mask, v)`: `(mask, true)` when every lane of `mask` has the same
+    /// `v`, `(0, false)` otherwise.
+    MatchAll,
+    /// `gpu::lanemask_lt/_le/_gt/_ge()`
+    LaneMask(LaneMask),
+    /// `gpu::clock()`: the low 32 bits of the SM's cycle counter.
+    Clock,
+    /// `gpu::fast::*`: the hardware approximations for `f32`.
+    Fast(FastFn),
     /// A math function on floats or integers (the method's name); the receiver is the first
     /// argument.
     Math(MathFn),
+}
+
+/// Which lanes `gpu::lanemask_*()` names, relative to the calling lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneMask {
+    /// Lanes below this one.
+    Lt,
+    /// Lanes up to this one.
+    Le,
+    /// Lanes above this one.
+    Gt,
+    /// Lanes from this one up.
+    Ge,
+}
+
+/// `gpu::fast::{exp, ln, sin, cos, div}` (CUDA's `__expf`, `__logf`, `__sinf`, `__cosf`,
+/// `__fdividef`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FastFn {
+    /// `fast::exp(x)`
+    Exp,
+    /// `fast::ln(x)`
+    Ln,
+    /// `fast::sin(x)`
+    Sin,
+    /// `fast::cos(x)`
+    Cos,
+    /// `fast::div(a, b)`
+    Div,
+}
+
+impl FastFn {
+    /// Its name in `gpu::fast`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FastFn::Exp => "exp",
+            FastFn::Ln => "ln",
+            FastFn::Sin => "sin",
+            FastFn::Cos => "cos",
+            FastFn::Div => "div",
+        }
+    }
+
+    /// The libdevice function that computes it.
+    pub fn libdevice(self) -> &'static str {
+        match self {
+            FastFn::Exp => "__nv_fast_expf",
+            FastFn::Ln => "__nv_fast_logf",
+            FastFn::Sin => "__nv_fast_sinf",
+            FastFn::Cos => "__nv_fast_cosf",
+            FastFn::Div => "__nv_fast_fdividef",
+        }
+    }
+
+    /// Every one, for lookups.
+    pub const ALL: [FastFn; 5] = [
+        FastFn::Exp,
+        FastFn::Ln,
+        FastFn::Sin,
+        FastFn::Cos,
+        FastFn::Div,
+    ];
 }
 
 /// Which shuffle.
@@ -732,4 +805,14 @@ pub enum ExprKind {
     Panic(Box<PanicCall>),
     /// `gpu::print!` / `gpu::println!`.
     Print(Box<PrintCall>),
+    /// `index`, checked at `site` to be below `len` (a sub-slice's own length, which no
+    /// place's type knows): the value is the index.
+    IndexCheck {
+        /// The index, `usize`.
+        index: Box<Expr>,
+        /// The length it must be below, `usize`.
+        len: Box<Expr>,
+        /// The check (none in `unchecked` kernels).
+        site: Option<SiteId>,
+    },
 }

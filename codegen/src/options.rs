@@ -25,6 +25,12 @@ pub struct KernelOptions {
     /// Compile `debug_assert*!` (not an attribute: the macro compiles a kernel that has them
     /// twice, and the user's crate picks one with `cfg!(debug_assertions)`).
     pub debug_assertions: bool,
+    /// `cooperative`: launched cooperatively (every block resident at once), so that
+    /// `gpu::grid_sync()` can wait for the whole grid.
+    pub cooperative: bool,
+    /// Mistakes that leave the options usable (an instance listed twice), reported with the
+    /// kernel's own errors so that nothing else is reported because of them.
+    pub repeated: Vec<syn::Error>,
 }
 
 impl Default for KernelOptions {
@@ -37,6 +43,8 @@ impl Default for KernelOptions {
             target: None,
             instances: Vec::new(),
             debug_assertions: true,
+            repeated: Vec::new(),
+            cooperative: false,
         }
     }
 }
@@ -48,10 +56,11 @@ const NAMES: &[&str] = &[
     "max_threads",
     "min_blocks",
     "target",
+    "cooperative",
 ];
 
 /// Every attribute name, for error messages.
-const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`";
+const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `target = \"sm_XX\"`, `instances(f32, f64)`, `cooperative`";
 
 impl KernelOptions {
     /// Parses the tokens inside `#[kernel(...)]`. Every problem is reported, at its own span.
@@ -71,6 +80,7 @@ impl KernelOptions {
             match name.as_str() {
                 "unchecked" => options.checked = false,
                 "fastmath" => options.fastmath = true,
+                "cooperative" => options.cooperative = true,
                 "max_threads" | "min_blocks" => {
                     let usage = format!(
                         "`{name}` takes a number: `{name} = {}`",
@@ -121,7 +131,12 @@ impl KernelOptions {
                             }
                         }
                         if instance.len() == parts.len() {
-                            options.instances.push(instance);
+                            if options.instances.contains(&instance) {
+                                let text = crate::check::type_text(&t);
+                                options.repeated.push(syn::Error::new_spanned(&t, format!("`{text}` is listed twice in `instances(..)`: each instance is one PTX entry; remove one")));
+                            } else {
+                                options.instances.push(instance);
+                            }
                         }
                     }
                 }

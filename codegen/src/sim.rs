@@ -43,15 +43,24 @@ pub fn frame_bytes(program: &Program) -> u64 {
 }
 
 /// Whether the kernel's threads wait for each other (barriers, warp operations), so the
-/// simulator must run each block's threads concurrently.
+/// simulator must run each block's threads concurrently. Every device function the kernel
+/// reaches counts: a barrier inside a helper waits just as one in the kernel's body does.
 pub fn is_cooperative(program: &Program) -> bool {
+    std::iter::once(&program.kernel)
+        .chain(&program.functions)
+        .any(waits_for_other_threads)
+}
+
+/// Whether `f`'s own body has a barrier or a warp operation.
+fn waits_for_other_threads(f: &Function) -> bool {
     let mut found = false;
-    let mut body = program.kernel.body.clone();
+    let mut body = f.body.clone();
     walk::block_mut(&mut body, &mut |e| {
         if let ExprKind::Builtin(b, _) = &e.kind {
             if matches!(
                 b,
                 Builtin::SyncThreads
+                    | Builtin::GridSync
                     | Builtin::SyncThreadsCount
                     | Builtin::SyncThreadsAnd
                     | Builtin::SyncThreadsOr
@@ -62,6 +71,7 @@ pub fn is_cooperative(program: &Program) -> bool {
                     | Builtin::AnySync
                     | Builtin::ActiveMask
                     | Builtin::MatchAny
+                    | Builtin::MatchAll
             ) {
                 found = true;
             }
@@ -260,7 +270,9 @@ impl Emitter<'_> {
             .map(|&p| {
                 let n = local_name(p);
                 let ty = sim_type(&self.f.locals[p].ty);
-                quote!(#n: #ty)
+                // A parameter the body reassigns is a `mut` binding in the host Rust too.
+                let m = self.f.locals[p].mutable.then(|| quote!(mut));
+                quote!(#m #n: #ty)
             })
             .collect()
     }
@@ -616,6 +628,15 @@ impl Emitter<'_> {
             ExprKind::Block(b) => self.block(b),
             ExprKind::Panic(p) => self.panic_call(p, e.span),
             ExprKind::Print(p) => self.print_call(p),
+            ExprKind::IndexCheck { index, len, site } => {
+                let (i, n) = (self.expr(index), self.expr(len));
+                if site.is_some() {
+                    let loc = self.loc(span);
+                    quote!(__t.index(#i, #n, #loc)?)
+                } else {
+                    quote!(#i)
+                }
+            }
         }
     }
 
@@ -685,6 +706,10 @@ impl Emitter<'_> {
                 let loc = self.loc(span);
                 quote!(__t.sync_threads(#loc)?)
             }
+            Builtin::GridSync => {
+                let loc = self.loc(span);
+                quote!(__t.grid_sync(#loc)?)
+            }
             Builtin::SyncThreadsCount | Builtin::SyncThreadsAnd | Builtin::SyncThreadsOr => {
                 let loc = self.loc(span);
                 let p = &vals[0];
@@ -749,6 +774,41 @@ impl Emitter<'_> {
                 quote!(#rt::warp_mask(__t, #rt::WarpOpKind::ActiveMask, 0, 0u32, #loc)?)
             }
             Builtin::Clock64 => quote!(#rt::clock64()),
+            Builtin::Clock => quote!((#rt::clock64() as u32)),
+            Builtin::LaneMask(m) => {
+                // As u64, so that lane 31's `le` does not overflow.
+                let mask = match m {
+                    crate::ir::LaneMask::Lt => quote!((1u64 << __l) - 1),
+                    crate::ir::LaneMask::Le => quote!((2u64 << __l) - 1),
+                    crate::ir::LaneMask::Gt => quote!(!((2u64 << __l) - 1)),
+                    crate::ir::LaneMask::Ge => quote!(!((1u64 << __l) - 1)),
+                };
+                quote!({ let __l = __t.lane_id(); (#mask) as u32 })
+            }
+            Builtin::MatchAll => {
+                // Every lane of the mask matches this one's value exactly when the lanes that
+                // do (match_any) are the whole mask.
+                let loc = self.loc(span);
+                let (mask, v) = (&vals[0], &vals[1]);
+                quote!({
+                    let __mask: u32 = #mask;
+                    let __same = #rt::warp_mask(__t, #rt::WarpOpKind::MatchAny, __mask, #v, #loc)?;
+                    if __same == __mask { (__mask, true) } else { (0u32, false) }
+                })
+            }
+            Builtin::Fast(f) => {
+                let x = &vals[0];
+                match f {
+                    crate::ir::FastFn::Exp => quote!(f32::exp(#x)),
+                    crate::ir::FastFn::Ln => quote!(f32::ln(#x)),
+                    crate::ir::FastFn::Sin => quote!(f32::sin(#x)),
+                    crate::ir::FastFn::Cos => quote!(f32::cos(#x)),
+                    crate::ir::FastFn::Div => {
+                        let y = &vals[1];
+                        quote!((#x / #y))
+                    }
+                }
+            }
             Builtin::Math(f) => self.math(f, &args[0].ty, ty, &vals),
         }
     }

@@ -105,6 +105,10 @@ pub fn expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
                 expr_mut(a, f);
             }
         }
+        ExprKind::IndexCheck { index, len, .. } => {
+            expr_mut(index, f);
+            expr_mut(len, f);
+        }
     }
     f(e);
 }

@@ -493,6 +493,7 @@ fn options() -> impl Strategy<Value = KernelOptions> {
             debug_assertions: true,
             target: target
                 .map(|t| Target::parse(cuprum_codegen::target::SUPPORTED[t]).expect("supported")),
+            ..KernelOptions::default()
         })
 }
 

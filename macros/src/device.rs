@@ -42,9 +42,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#errors #func);
     }
     let tokens = func.to_token_stream();
-    // The host copy: kernels' calls are invisible to rustc, and GPU code indexes by design.
+    // The host copy: kernels' calls are invisible to rustc, GPU code indexes by design, and
+    // swaps by hand (`std::mem::swap` is not available in kernels).
     let host = quote! {
-        #[allow(dead_code, clippy::needless_range_loop)]
+        #[allow(dead_code, clippy::needless_range_loop, clippy::manual_swap)]
         #func
     };
     let rest = if calls.is_empty() {

@@ -36,10 +36,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Stage two: compile with the device functions found and emit the items.
 pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> TokenStream {
     let mut errors: Vec<syn::Error> = Vec::new();
-    let options = KernelOptions::parse(attr).unwrap_or_else(|e| {
+    let mut options = KernelOptions::parse(attr).unwrap_or_else(|e| {
         errors.push(e);
         KernelOptions::default()
     });
+    errors.append(&mut options.repeated);
     let mut forwarded = Vec::new();
     for a in &func.attrs {
         let name = a
@@ -548,6 +549,7 @@ fn emit_impl(
     let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
     let cooperative = cuprum_codegen::sim::is_cooperative(&k.program);
     let frame_bytes = cuprum_codegen::sim::frame_bytes(&k.program) as usize;
+    let grid_sync = options.cooperative;
     let shared_bytes = cuprum_codegen::sim::static_shared_bytes(&k.program)
         .into_iter()
         .map(|b| b as usize);
@@ -580,6 +582,7 @@ fn emit_impl(
                 sass: #sass,
                 cooperative: #cooperative,
                 frame_bytes: #frame_bytes,
+                grid_sync: #grid_sync,
                 shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
 

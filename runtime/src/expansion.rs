@@ -85,6 +85,9 @@ pub struct KernelInfo {
     /// The bytes of the kernel's locals (device functions' included): the simulator sizes
     /// its threads' stacks from it.
     pub frame_bytes: usize,
+    /// `#[kernel(cooperative)]`: launched cooperatively, with the grid barrier's word as the
+    /// last hidden parameter, and refused when the grid cannot be resident at once.
+    pub grid_sync: bool,
     /// Static shared arrays, for the simulator.
     pub shared: &'static [cuprum_std::sim::SharedDecl],
     /// Cubins assembled at build time (`CUPRUM_SASS`), by compute capability (major × 10 +
@@ -269,6 +272,9 @@ pub struct GpuLaunch<'a> {
     function: CudaFunction,
     config: cudarc::driver::LaunchConfig,
     panic_arg: Option<u64>,
+    /// The grid barrier's zeroed word (cooperative kernels): allocated on the stream for this
+    /// launch, freed in stream order after it.
+    grid_word: Option<cudarc::driver::CudaSlice<u32>>,
 }
 
 /// A read-only slice argument: the address and its length.
@@ -370,9 +376,21 @@ impl<'a> GpuStream<'a> {
                 *limit = config.shared_bytes;
             }
         }
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
         if gate == LaunchGate::Load {
             return Ok(None);
         }
+        let grid_word = if info.grid_sync {
+            Some(
+                self.cuda
+                    .alloc_zeros::<u32>(2)
+                    .during("allocating the grid barrier of a cooperative launch")?,
+            )
+        } else {
+            None
+        };
         let panic_arg = if info.checked {
             Some(self.panic_record()?.device_ptr())
         } else {
@@ -388,6 +406,7 @@ impl<'a> GpuStream<'a> {
                 shared_mem_bytes: config.shared_bytes,
             },
             panic_arg,
+            grid_word,
         }))
     }
 
@@ -556,6 +575,9 @@ impl SimStream<'_> {
                 info.name, config.shared_bytes, dev.max_shared_per_block_optin
             )));
         }
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
         if record_only {
             // Captured into a graph: checked now, run at each replay.
             return Ok(());
@@ -568,6 +590,7 @@ impl SimStream<'_> {
             cooperative: info.cooperative,
             frame_bytes: info.frame_bytes,
             workers: dev.multiprocessors as usize,
+            grid_sync: info.grid_sync,
         };
         if let Err(f) = run_grid(&spec, &body) {
             let (file, line, column) =
@@ -640,7 +663,15 @@ impl<'a> GpuLaunch<'a> {
         if let Some(p) = &self.panic_arg {
             args.arg(p);
         }
-        // SAFETY: the caller pushed the kernel's parameters (see above).
+        if let Some(w) = &self.grid_word {
+            args.arg(w);
+            // SAFETY: as below; `prepare` checked that every block is resident at once.
+            unsafe { args.launch_cooperative(self.config) }
+                .during("launching a cooperative kernel")?;
+            return Ok(());
+        }
+        // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
+        // checked signature; slices are pushed as (device pointer, length) pairs of live views.
         unsafe { args.launch(self.config) }.during("launching a kernel")?;
         Ok(())
     }

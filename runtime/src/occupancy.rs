@@ -48,6 +48,9 @@ const SIM_MAX_BLOCKS: u32 = 32;
 const SIM_MAX_WARPS: u32 = 64;
 const SIM_SHARED_BYTES: u32 = 228 * 1024;
 const SIM_RESERVED_PER_BLOCK: u32 = 1024;
+/// The most blocks the simulator runs at once for a cooperative launch (each is an OS thread
+/// with its threads' coroutine stacks).
+const SIM_COOPERATIVE_BLOCKS: u64 = 64;
 
 /// A kernel loaded for occupancy queries in one context.
 #[derive(Clone)]
@@ -239,7 +242,66 @@ pub fn best_block_size(
     })
 }
 
+/// How many blocks of `block` threads, each with `shared_bytes` of dynamic shared memory,
+/// `dev` keeps resident at once: the largest grid a cooperative launch may have (resident
+/// blocks per multiprocessor × multiprocessors; the simulator runs at most 64 at once).
+pub(crate) fn resident_blocks(
+    dev: &DeviceCore,
+    kernel: &KernelInfo,
+    block: u32,
+    shared_bytes: u32,
+) -> Result<u64> {
+    let k = Kernel::new(dev, kernel)?;
+    k.check(dev, kernel, block, shared_bytes)?;
+    let all = k.active_blocks(dev, block, shared_bytes)? as u64 * dev.multiprocessors as u64;
+    Ok(match k {
+        Kernel::Sim { .. } => all.min(SIM_COOPERATIVE_BLOCKS),
+        Kernel::Gpu(_) => all,
+    })
+}
+
+/// `Err` unless a cooperative launch of `config` fits on `dev` at once.
+pub(crate) fn check_cooperative(
+    dev: &DeviceCore,
+    kernel: &KernelInfo,
+    config: &LaunchConfig,
+) -> Result<()> {
+    let threads = u32::try_from(config.threads_per_block()).unwrap_or(u32::MAX);
+    let fits = resident_blocks(dev, kernel, threads, config.shared_bytes)?;
+    let blocks = config.grid.volume();
+    if blocks > fits {
+        return Err(Error::LaunchConfig(format!(
+            "cooperative kernel `{}`: a grid of {blocks} blocks cannot be resident at once on {} (at most {fits} blocks of {threads} threads with {} bytes of dynamic shared memory); size the grid with `LaunchConfig::for_cooperative`",
+            kernel.name, dev.name, config.shared_bytes
+        )));
+    }
+    Ok(())
+}
+
 impl LaunchConfig {
+    /// The largest grid of `block`-thread blocks whose blocks are all resident at once on
+    /// `stream`'s device: what a `#[kernel(cooperative)]` kernel that calls
+    /// `gpu::grid_sync()` is launched with (loop over the data in a grid-stride loop).
+    ///
+    /// # Errors
+    /// [`Error::LaunchConfig`] for a block size the kernel cannot run with; driver errors.
+    pub fn for_cooperative(
+        kernel: &KernelInfo,
+        stream: &crate::Stream,
+        block: u32,
+    ) -> Result<LaunchConfig> {
+        let dev = &stream.device().core;
+        let blocks = resident_blocks(dev, kernel, block, 0)?;
+        let blocks = u32::try_from(blocks).unwrap_or(u32::MAX);
+        if blocks == 0 {
+            return Err(Error::LaunchConfig(format!(
+                "cooperative kernel `{}`: no block of {block} threads fits on {}",
+                kernel.name, dev.name
+            )));
+        }
+        Ok(LaunchConfig::new(blocks, block))
+    }
+
     /// One thread per element of `n`, in blocks of the size that keeps the most threads of
     /// `kernel` resident ([`best_block_size`], without dynamic shared memory). `n == 0` gives
     /// an empty grid, which launches nothing.

@@ -60,6 +60,26 @@ pub fn lane_id() -> u32 {
     current(|t| t.lane_id())
 }
 
+/// The lanes of this warp below this thread's lane (`%lanemask_lt`).
+pub fn lanemask_lt() -> u32 {
+    current(|t| ((1u64 << t.lane_id()) - 1) as u32)
+}
+
+/// The lanes of this warp up to and including this thread's lane (`%lanemask_le`).
+pub fn lanemask_le() -> u32 {
+    current(|t| ((2u64 << t.lane_id()) - 1) as u32)
+}
+
+/// The lanes of this warp above this thread's lane (`%lanemask_gt`).
+pub fn lanemask_gt() -> u32 {
+    !lanemask_le()
+}
+
+/// The lanes of this warp from this thread's lane up (`%lanemask_ge`).
+pub fn lanemask_ge() -> u32 {
+    !lanemask_lt()
+}
+
 /// This thread's warp within its block: its linear index in the block divided by 32.
 pub fn warp_id() -> u32 {
     current(|t| t.warp_id())

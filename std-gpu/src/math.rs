@@ -17,6 +17,42 @@ pub fn clock64() -> u64 {
     crate::sim::clock64()
 }
 
+/// The low 32 bits of the cycle counter (`clock()`); on the simulator, nanoseconds.
+pub fn clock() -> u32 {
+    crate::sim::clock64() as u32
+}
+
+/// The GPU's fast approximations for `f32` (CUDA's `__expf`, `__logf`, `__sinf`, `__cosf`,
+/// `__fdividef`): one or two hardware instructions each, with errors that grow away from
+/// small arguments (see the CUDA programming guide's tables). On the host and the simulator
+/// they are the exact functions.
+pub mod fast {
+    /// `e^x`, approximately (`__expf`).
+    pub fn exp(x: f32) -> f32 {
+        x.exp()
+    }
+
+    /// The natural logarithm, approximately (`__logf`).
+    pub fn ln(x: f32) -> f32 {
+        x.ln()
+    }
+
+    /// The sine, approximately (`__sinf`; accurate for |x| up to about π).
+    pub fn sin(x: f32) -> f32 {
+        x.sin()
+    }
+
+    /// The cosine, approximately (`__cosf`).
+    pub fn cos(x: f32) -> f32 {
+        x.cos()
+    }
+
+    /// `a / b`, approximately (`__fdividef`: 0 when `b` is beyond 2^126).
+    pub fn div(a: f32, b: f32) -> f32 {
+        a / b
+    }
+}
+
 /// `f32` or `f64`: the bound of float-generic kernels (`#[kernel(instances(f32, f64))] fn
 /// k<T: gpu::Float>(..)`) and device functions.
 ///

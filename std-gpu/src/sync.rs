@@ -14,6 +14,13 @@ pub fn sync_threads() {
     outside("sync_threads")
 }
 
+/// Waits until every thread of the grid has reached this call (cooperative groups'
+/// `grid.sync()`); writes before it are visible to the whole grid after it. Only kernels
+/// marked `#[kernel(cooperative)]` may call it: they are launched with every block resident.
+pub fn grid_sync() {
+    outside("grid_sync")
+}
+
 /// `sync_threads`, returning how many threads of the block passed `true`
 /// (`__syncthreads_count`).
 pub fn sync_threads_count(_p: bool) -> u32 {

@@ -60,6 +60,12 @@ pub fn activemask() -> u32 {
     outside("activemask")
 }
 
+/// `(mask, true)` when every lane of `mask` has the same `v`, else `(0, false)`
+/// (`__match_all_sync`).
+pub fn match_all_sync<T: WarpValue>(_mask: u32, _v: T) -> (u32, bool) {
+    outside("match_all_sync")
+}
+
 /// The lanes of `mask` whose `v` equals this lane's (`__match_any_sync`).
 pub fn match_any_sync<T: WarpValue>(_mask: u32, _v: T) -> u32 {
     outside("match_any_sync")

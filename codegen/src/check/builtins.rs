@@ -1,7 +1,7 @@
 //! The names a kernel can use without declaring them: `cuprum::gpu` functions and constants,
 //! the associated constants of scalar types, and the scalar methods.
 
-use crate::ir::{AtomicOp, Builtin, MathFn, Scope, ShflKind};
+use crate::ir::{AtomicOp, Builtin, LaneMask, MathFn, Scope, ShflKind};
 use crate::ty::{Scalar, Ty};
 
 /// Every public function name in `cuprum::gpu` (DESIGN §2), for "did you mean" suggestions.
@@ -51,6 +51,13 @@ pub const GPU_FUNCTIONS: &[&str] = &[
     "match_any_sync",
     "rsqrt",
     "clock64",
+    "grid_sync",
+    "match_all_sync",
+    "lanemask_lt",
+    "lanemask_le",
+    "lanemask_gt",
+    "lanemask_ge",
+    "clock",
 ];
 
 /// A `cuprum::gpu` function this compiler lowers, with its parameter and return types.
@@ -82,6 +89,12 @@ pub fn gpu_function(name: &str) -> Option<(Builtin, Vec<Ty>, Ty)> {
         "any_sync" => (Builtin::AnySync, vec![Ty::U32, Ty::BOOL], Ty::BOOL),
         "activemask" => (Builtin::ActiveMask, vec![], Ty::U32),
         "clock64" => (Builtin::Clock64, vec![], Ty::Scalar(Scalar::U64)),
+        "grid_sync" => (Builtin::GridSync, vec![], Ty::Unit),
+        "lanemask_lt" => (Builtin::LaneMask(LaneMask::Lt), vec![], Ty::U32),
+        "lanemask_le" => (Builtin::LaneMask(LaneMask::Le), vec![], Ty::U32),
+        "lanemask_gt" => (Builtin::LaneMask(LaneMask::Gt), vec![], Ty::U32),
+        "lanemask_ge" => (Builtin::LaneMask(LaneMask::Ge), vec![], Ty::U32),
+        "clock" => (Builtin::Clock, vec![], Ty::U32),
         _ => return None,
     })
 }

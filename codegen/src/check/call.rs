@@ -118,7 +118,11 @@ impl Checker<'_> {
         }
         if let Some(ident) = p.path.get_ident() {
             // A local hides every function of that name, as in Rust.
-            if self.lookup(&ident.to_string()).is_some() {
+            let local = self.lookup(&ident.to_string());
+            if let Some(callable) = local.and_then(|id| self.callable_of(id)) {
+                return self.call_closure(&callable, c);
+            }
+            if local.is_some() {
                 self.check_call_args(&c.args);
                 let mut msg = format!("`{ident}` is a local value, not a function");
                 if builtins::GPU_FUNCTIONS.contains(&ident.to_string().as_str()) {
@@ -127,6 +131,9 @@ impl Checker<'_> {
                 self.error(ident, msg);
                 return error_expr(span);
             }
+        }
+        if let Some(name) = fast_path_name(&p.path) {
+            return self.fast_call(&name, p, c);
         }
         if let Some((name, explicit)) = gpu_path_name(&p.path) {
             // A bare name that is a local was reported above.
@@ -156,6 +163,9 @@ impl Checker<'_> {
             self.error(p, msg);
             return error_expr(span);
         };
+        if self.needs_inline(&dev, &c.args) {
+            return self.inline_call(&dev, p, c);
+        }
         let sig = &dev.item.sig;
         let name = sig.ident.to_string();
         let generic_names: Vec<String> = sig
@@ -408,11 +418,47 @@ impl Checker<'_> {
         }
         match name {
             "match_any_sync" => Some(self.warp_value_call(Builtin::MatchAny, c, name, 2)),
+            "match_all_sync" => Some(self.warp_value_call(Builtin::MatchAll, c, name, 2)),
             "rsqrt" => Some(self.rsqrt_call(c)),
             "shared_array" | "shared_array_2d" | "dynamic_shared" => {
                 Some(self.shared_call(name, p, c))
             }
             _ => None,
+        }
+    }
+
+    /// `gpu::fast::exp(x)` and friends: `f32` only, as the hardware instructions.
+    fn fast_call(&mut self, name: &str, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let Some(f) = crate::ir::FastFn::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+        else {
+            let last = &p.path.segments.last().expect("a path has a segment").ident;
+            let mut msg = format!("cannot find function `{name}` in `cuprum::gpu::fast`, which has `exp`, `ln`, `sin`, `cos` and `div`");
+            if let Some(s) = suggest::closest(name, crate::ir::FastFn::ALL.iter().map(|f| f.name()))
+            {
+                msg.push_str(&format!("; did you mean `gpu::fast::{s}`?"));
+            }
+            self.error(last, msg);
+            return error_expr(span);
+        };
+        let n = if f == crate::ir::FastFn::Div { 2 } else { 1 };
+        if !self.arity(c, &format!("fast::{name}"), n) {
+            return error_expr(span);
+        }
+        let f32t = Ty::Scalar(Scalar::F32);
+        for (a, node) in args.iter().zip(&c.args) {
+            if self.infer.unify(&f32t, &a.ty).is_err() {
+                let d = self.infer.describe(&a.ty);
+                self.error(node, format!("`gpu::fast::{name}` is the hardware approximation for `f32`, not `{d}`; for `f64` use the method, `x.{}()`", if f == crate::ir::FastFn::Div { "div" } else { name }));
+            }
+        }
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Fast(f), args),
+            ty: f32t,
+            span,
         }
     }
 
@@ -487,6 +533,8 @@ impl Checker<'_> {
         }
         let ty = if builtin == Builtin::MatchAny {
             Ty::U32
+        } else if builtin == Builtin::MatchAll {
+            Ty::Tuple(vec![Ty::U32, Ty::BOOL])
         } else {
             args[1].ty.clone()
         };
@@ -902,6 +950,20 @@ impl Checker<'_> {
             ty: ret,
             span,
         }
+    }
+}
+
+/// The function name of a `gpu::fast::name` / `cuprum::gpu::fast::name` path.
+fn fast_path_name(path: &syn::Path) -> Option<String> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["gpu", "fast", name] | ["cuprum", "gpu", "fast", name] => Some(name.to_string()),
+        _ => None,
     }
 }
 

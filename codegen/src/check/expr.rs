@@ -5,7 +5,7 @@ use quote::ToTokens;
 
 use super::builtins::{self, ConstValue};
 use super::{error_expr, source, span_of, suggest, Checker};
-use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, Place, Proj, UnOp};
+use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, LocalId, Place, Proj, UnOp};
 use crate::ty::{Scalar, Ty};
 
 /// Whether a place can be assigned.
@@ -47,7 +47,23 @@ impl Checker<'_> {
         if !self.enter(e) {
             return error_expr(span_of(e));
         }
+        // Assignments of `let x;` locals inside a loop's body or on the right of `&&`/`||`
+        // may not happen: they do not count after it.
+        let skippable = matches!(
+            e,
+            syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_)
+        ) || matches!(e, syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)));
+        let before = skippable.then(|| self.init_snapshot());
         let x = self.expr_here(e);
+        if let Some(before) = before {
+            let diverges = matches!(self.infer.shallow(&x.ty), Ty::Never);
+            let loops = !matches!(e, syn::Expr::Binary(_));
+            if diverges {
+                self.init_restore((None, Vec::new()), loops);
+            } else {
+                self.init_restore(before, loops);
+            }
+        }
         self.depth -= 1;
         x
     }
@@ -160,13 +176,7 @@ impl Checker<'_> {
                     error_expr(span)
                 }
             },
-            syn::Expr::Match(m) => {
-                // The `match` and what it matches on, not the whole statement.
-                let scrutinee = &m.expr;
-                let at = quote::quote!(#m.match_token #scrutinee);
-                self.error(at, unsupported_expr_message(e));
-                error_expr(span)
-            }
+            syn::Expr::Match(m) => self.match_expr(m),
             _ => {
                 let msg = unsupported_expr_message(e);
                 self.error(e, msg);
@@ -298,6 +308,14 @@ impl Checker<'_> {
                 let ident = p.path.get_ident().expect("checked above");
                 let name = ident.to_string();
                 match self.lookup(&name) {
+                    Some(id) if !self.check_initialized(id, ident) => PlaceResult::Failed,
+                    Some(id) if self.callable_of(id).is_some() => {
+                        self.error(ident, format!("`{name}` is a closure: call it, `{name}(..)`, or pass it to a `#[device]` function that takes `impl Fn(..)`"));
+                        PlaceResult::Failed
+                    }
+                    Some(id) if self.alias_of(id).is_some() => {
+                        PlaceResult::Place(self.alias_of(id).expect("checked"))
+                    }
                     Some(id) => PlaceResult::Place(Place {
                         base: id,
                         proj: Vec::new(),
@@ -309,6 +327,15 @@ impl Checker<'_> {
                         PlaceResult::Failed
                     }
                 }
+            }
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.names_reference(&u.expr) =>
+            {
+                self.try_place(&u.expr)
+            }
+            syn::Expr::Index(ix) if self.view_named(&ix.expr).is_some() => {
+                let view = self.view_named(&ix.expr).expect("checked");
+                self.view_element(view, &ix.index, e)
             }
             syn::Expr::Index(ix) => match self.try_place(&ix.expr) {
                 PlaceResult::Place(p) => self.index_place(p, &ix.index, e),
@@ -338,6 +365,26 @@ impl Checker<'_> {
             },
             _ => PlaceResult::NotPlace,
         }
+    }
+
+    /// The place a reference local stands for (an element of `iter_mut()`).
+    fn alias_of(&self, id: LocalId) -> Option<Place> {
+        self.aliases
+            .iter()
+            .rev()
+            .find(|(a, _)| *a == id)
+            .and_then(|(_, p)| p.clone())
+    }
+
+    /// Whether `e` is a name that stands for a reference, which `*e` reads or writes.
+    pub(super) fn names_reference(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = strip_parens(e) else {
+            return false;
+        };
+        p.path
+            .get_ident()
+            .and_then(|i| self.lookup(&i.to_string()))
+            .is_some_and(|id| self.aliases.iter().any(|(a, _)| *a == id))
     }
 
     fn unknown_value(&mut self, ident: &syn::Ident, name: &str) {
@@ -663,6 +710,7 @@ impl Checker<'_> {
                     span,
                 }
             }
+            syn::UnOp::Deref(_) if self.names_reference(&u.expr) => self.expr(&u.expr),
             syn::UnOp::Deref(_) => {
                 self.error(
                     u,
@@ -932,6 +980,9 @@ impl Checker<'_> {
 
     fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
         let span = span_of(a);
+        if let Some(e) = self.assign_deferred(a) {
+            return e;
+        }
         let place = match self.try_place(&a.left) {
             PlaceResult::Place(p) => Some(p),
             PlaceResult::NotPlace => {
@@ -1058,7 +1109,27 @@ impl Checker<'_> {
         if !m.args.is_empty() {
             self.error(m, format!("`{name}` takes no arguments"));
         }
-        let place = match self.try_place(&m.receiver) {
+        let place = match self.view_named(&m.receiver) {
+            Some(v) => Err(v.len_expr()),
+            None => Ok(self.try_place(&m.receiver)),
+        };
+        let place = match place {
+            Err(len) if name == "len" => return len,
+            Err(len) => {
+                let zero = Expr {
+                    kind: ExprKind::Int(0),
+                    ty: Ty::USIZE,
+                    span,
+                };
+                return Expr {
+                    kind: ExprKind::Binary(BinOp::Eq, Box::new(len), Box::new(zero), None),
+                    ty: Ty::BOOL,
+                    span,
+                };
+            }
+            Ok(p) => p,
+        };
+        let place = match place {
             PlaceResult::Place(p) => p,
             PlaceResult::Failed => return error_expr(span),
             PlaceResult::NotPlace => {
@@ -1119,7 +1190,10 @@ impl Checker<'_> {
         }
         let cond = self.expr(&i.cond);
         self.unify_at(&Ty::BOOL, &cond.ty, &i.cond, "the condition of `if`");
+        let before = self.init_snapshot();
         let then = self.block(&i.then_branch);
+        let after_then = self.init_branch_end(&then.ty);
+        self.init_restore(before.clone(), false);
         let els = i.else_branch.as_ref().map(|(_, e)| match &**e {
             syn::Expr::Block(b) if b.label.is_none() => self.block(&b.block),
             other => {
@@ -1131,6 +1205,11 @@ impl Checker<'_> {
                 }
             }
         });
+        let after_else = match &els {
+            Some(b) => self.init_branch_end(&b.ty),
+            None => self.init_snapshot(),
+        };
+        self.init_meet(vec![after_then, after_else]);
         let ty = match &els {
             None => {
                 if !matches!(self.infer.shallow(&then.ty), Ty::Never) {
@@ -1221,7 +1300,6 @@ fn unsupported_expr_message(e: &syn::Expr) -> String {
                 _ => format!("macros are not expanded inside kernels: `{name}!` cannot be used here"),
             }
         }
-        syn::Expr::Match(_) => "`match` is not supported in kernels yet; use `if`/`else`".into(),
         syn::Expr::Reference(r) => format!(
             "references cannot be taken here; use `{}` itself (`&mut place` is only for the first argument of an atomic, `&x` only to pass a slice to a `#[device]` function)",
             source::expr_text(&r.expr)

@@ -7,10 +7,15 @@
 
 mod builtins;
 mod call;
+mod closure;
 mod expr;
 mod infer;
+mod init;
+mod inline;
+mod iterate;
 mod limits;
 mod macros;
+mod matching;
 mod resolve;
 mod source;
 mod stmt;
@@ -31,6 +36,11 @@ use infer::InferCtx;
 pub use builtins::GPU_FUNCTIONS;
 pub use limits::{check_nesting, MAX_GROUP_DEPTH};
 pub use suggest::closest;
+
+/// A type as a person writes it (`(f32, u32)`), for messages outside the checker.
+pub fn type_text(ty: &syn::Type) -> String {
+    source::type_text(ty)
+}
 
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
 pub fn check_kernel(
@@ -74,6 +84,16 @@ pub fn check_kernel(
         };
         checker.function(item, ret)
     };
+    let functions: Vec<Function> = registry
+        .functions
+        .into_iter()
+        .map(|f| f.expect("every instance finished"))
+        .collect();
+    if !options.cooperative {
+        errors.extend(grid_syncs(&kernel, &functions).into_iter().map(|span| {
+            syn::Error::new(span, "`gpu::grid_sync()` waits for every block of the grid, which only a cooperative launch keeps resident at once: mark the kernel `#[kernel(cooperative)]`")
+        }));
+    }
     if let Some(first) = errors.into_iter().reduce(|mut all, e| {
         all.combine(e);
         all
@@ -82,11 +102,7 @@ pub fn check_kernel(
     }
     let mut program = Program {
         kernel,
-        functions: registry
-            .functions
-            .into_iter()
-            .map(|f| f.expect("every instance finished"))
-            .collect(),
+        functions,
         sites,
         shared,
     };
@@ -106,6 +122,26 @@ fn record_panic_value_types(program: &mut Program) {
             }
         });
     }
+}
+
+/// Where the kernel or the device functions it calls use `gpu::grid_sync()` (the first in
+/// each function).
+fn grid_syncs(kernel: &Function, functions: &[Function]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    for f in std::iter::once(kernel).chain(functions) {
+        let mut found = None;
+        let mut body = f.body.clone();
+        crate::walk::block_mut(&mut body, &mut |e| {
+            if matches!(
+                e.kind,
+                crate::ir::ExprKind::Builtin(crate::ir::Builtin::GridSync, _)
+            ) {
+                found.get_or_insert(e.span);
+            }
+        });
+        spans.extend(found);
+    }
+    spans
 }
 
 /// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at
@@ -180,17 +216,64 @@ fn check_kernel_signature(item: &syn::ItemFn, instantiated: bool, errors: &mut V
         errors.push(syn::Error::new_spanned(v, "kernels cannot be variadic"));
     }
     if !sig.generics.params.is_empty() && !instantiated {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
-        ));
+        errors.push(generics_error(&sig.generics));
     }
+    check_param_names_and_attributes(sig, errors);
     match &sig.output {
         syn::ReturnType::Type(_, ty) if !is_unit_type(ty) => errors.push(syn::Error::new_spanned(
             ty,
             "kernels cannot return a value; write results into a `&mut [T]` parameter",
         )),
         _ => {}
+    }
+}
+
+/// What to say about a kernel's generic parameters when no instances are listed: lifetimes
+/// have nothing to stand for, const parameters need values, type parameters types.
+fn generics_error(generics: &syn::Generics) -> syn::Error {
+    for p in &generics.params {
+        match p {
+            syn::GenericParam::Lifetime(l) => {
+                return syn::Error::new_spanned(
+                    l,
+                    format!("kernels take no lifetime parameters: remove `{}` and write slice parameters as `&[T]` / `&mut [T]`", l.lifetime),
+                )
+            }
+            syn::GenericParam::Const(c) => {
+                return syn::Error::new_spanned(
+                    c,
+                    format!("a kernel generic over `const {}` needs the values listed: `#[kernel(instances(128, 256))]`", c.ident),
+                )
+            }
+            syn::GenericParam::Type(_) => {}
+        }
+    }
+    syn::Error::new_spanned(
+        generics,
+        "generic kernels need their instances listed: `#[kernel(instances(f32, f64))]`",
+    )
+}
+
+/// Parameter names the expansion uses itself, and attributes on parameters (a `#[cfg]` would
+/// change the launch's signature behind the kernel's back).
+fn check_param_names_and_attributes(sig: &syn::Signature, errors: &mut Vec<syn::Error>) {
+    for arg in &sig.inputs {
+        let syn::FnArg::Typed(pt) = arg else { continue };
+        if let Some(attr) = pt.attrs.first() {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "attributes on kernel parameters are not supported: a kernel's parameters are its launch's arguments; remove the attribute (for a `#[cfg]`, write two kernels)",
+            ));
+        }
+        if let syn::Pat::Ident(pi) = &*pt.pat {
+            let name = syn::ext::IdentExt::unraw(&pi.ident).to_string();
+            if name.starts_with("__cuprum") {
+                errors.push(syn::Error::new_spanned(
+                    &pi.ident,
+                    "names starting with `__cuprum` are reserved for the code Cuprum generates: rename the parameter",
+                ));
+            }
+        }
     }
 }
 
@@ -235,6 +318,21 @@ pub(crate) struct Checker<'p> {
     /// How deeply the expression being checked is nested, and whether that went too deep.
     depth: u32,
     too_deep: bool,
+    /// Locals declared by `let x;` and where they are assigned.
+    init: init::InitState,
+    /// Names that stand for references: `Some(place)` for one that is another place (an
+    /// element of `iter_mut()`), `None` for a reference read by copy (`iter()`); `*name` is
+    /// allowed on both.
+    aliases: Vec<(LocalId, Option<crate::ir::Place>)>,
+    /// Names of parts of slices and arrays (`&mut s[a..b]`, slice parameters of an inlined
+    /// device function).
+    views: Vec<(LocalId, inline::View)>,
+    /// In a device function checked inline: the loop its `return` breaks.
+    inline_return: Option<LoopId>,
+    /// The device functions being checked inline, innermost last (recursion is an error).
+    inlining: Vec<*const DeviceFn>,
+    /// Names that stand for closures.
+    callables: Vec<(LocalId, std::rc::Rc<closure::Callable>)>,
 }
 
 impl<'p> Checker<'p> {
@@ -264,6 +362,12 @@ impl<'p> Checker<'p> {
             param_count: 0,
             depth: 0,
             too_deep: false,
+            init: init::InitState::default(),
+            aliases: Vec::new(),
+            views: Vec::new(),
+            inline_return: None,
+            inlining: Vec::new(),
+            callables: Vec::new(),
         }
     }
 
@@ -306,8 +410,14 @@ impl<'p> Checker<'p> {
                     "kernels and device functions are free functions: they cannot take `self`",
                 ),
                 syn::FnArg::Typed(pt) => {
-                    if let Some(id) = self.param(pt) {
-                        params.push(id);
+                    let closure = if self.kernel {
+                        None
+                    } else {
+                        self.closure_param(&item.sig, pt)
+                    };
+                    match closure {
+                        Some(id) => params.extend(id),
+                        None => params.extend(self.param(pt)),
                     }
                 }
             }
@@ -343,6 +453,7 @@ impl<'p> Checker<'p> {
         let errors = self.infer.deferred_errors();
         self.errors.extend(errors);
         self.resolve_function(&mut body);
+        self.fill_deferred_lets(&mut body);
         Function {
             name: item.sig.ident.to_string(),
             params,
@@ -357,6 +468,9 @@ impl<'p> Checker<'p> {
     fn param(&mut self, pt: &syn::PatType) -> Option<LocalId> {
         if self.placeholder_in_signature(&pt.ty) {
             return None;
+        }
+        if let Some(id) = self.reference_param(pt) {
+            return id;
         }
         let ty = self.param_type(&pt.ty)?;
         match &*pt.pat {
@@ -393,6 +507,36 @@ impl<'p> Checker<'p> {
                 None
             }
         }
+    }
+
+    /// A device function's `&T` / `&mut T` parameter, checked on its own: a local of type `T`
+    /// (mutable for `&mut`) that `*p` reads and writes. Calls check the body again inline,
+    /// where `p` names the caller's place. `None` when `pt` is not such a parameter.
+    fn reference_param(&mut self, pt: &syn::PatType) -> Option<Option<LocalId>> {
+        let mut t = &*pt.ty;
+        while let syn::Type::Group(g) = t {
+            t = &g.elem;
+        }
+        let syn::Type::Reference(r) = t else {
+            return None;
+        };
+        if self.kernel || matches!(&*r.elem, syn::Type::Slice(_)) {
+            return None;
+        }
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return None;
+        };
+        let Some(ty) = self.local_type(&r.elem) else {
+            return Some(None);
+        };
+        let id = self.declare(
+            &pi.ident.to_string(),
+            ty,
+            r.mutability.is_some(),
+            pi.ident.span(),
+        );
+        self.aliases.push((id, None));
+        Some(Some(id))
     }
 
     /// The type of a parameter: a scalar, `&[T]` or `&mut [T]` (and for a device function an

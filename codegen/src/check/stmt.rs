@@ -18,7 +18,13 @@ impl Checker<'_> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 syn::Stmt::Local(l) => {
-                    if let Some(stmt) = self.let_stmt(l) {
+                    // The `let`s of a view's offset and length belong to this block: the
+                    // simulator's Rust scopes them like the user's.
+                    if self.closure_let(l).is_some() {
+                        // A closure is its syntax: nothing to run where it is written.
+                    } else if let Some(view) = self.view_let(l) {
+                        stmts.extend(view);
+                    } else if let Some(stmt) = self.let_stmt(l) {
                         stmts.push(stmt);
                     }
                 }
@@ -74,9 +80,9 @@ impl Checker<'_> {
             other => (other, None),
         };
         let Some(init) = &l.init else {
-            self.error(l, "`let` in a kernel needs an initial value: `let x = ..;`");
-            return None;
+            return self.deferred_let(l);
         };
+
         if let Some((_, diverge)) = &init.diverge {
             self.error(diverge, "`let .. else` is not supported in kernels");
         }
@@ -105,7 +111,7 @@ impl Checker<'_> {
         v
     }
 
-    fn pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> Pattern {
+    pub(super) fn pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> Pattern {
         match pat {
             syn::Pat::Ident(pi) => {
                 if let Some(r) = &pi.by_ref {
@@ -207,6 +213,9 @@ impl Checker<'_> {
     /// `for i in a..b`, `a..=b`, `(a..b).step_by(s)`.
     pub(super) fn for_expr(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = span_of(f);
+        if let Some(e) = self.for_chain(f) {
+            return e;
+        }
         let (range, step) = match strip_parens(&f.expr) {
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 (strip_parens(&m.receiver), Some(&m.args[0]))
@@ -480,6 +489,37 @@ impl Checker<'_> {
         let span = span_of(r);
         let value = r.expr.as_ref().map(|e| self.expr(e));
         let ret = self.ret.clone();
+        if let Some(id) = self.inline_return {
+            // A device function checked inline: `return` leaves its block.
+            match &value {
+                Some(v) => {
+                    self.unify_at(
+                        &ret,
+                        &v.ty.clone(),
+                        r.expr.as_ref().expect("present"),
+                        "the return type",
+                    );
+                }
+                None if ret != Ty::Unit => {
+                    let d = self.infer.describe(&ret);
+                    self.error(
+                        r,
+                        format!("this function returns `{d}`: write `return value`"),
+                    );
+                }
+                None => {}
+            }
+            let value = if ret == Ty::Unit {
+                None
+            } else {
+                value.map(Box::new)
+            };
+            return Expr {
+                kind: ExprKind::Break(id, value),
+                ty: Ty::Never,
+                span,
+            };
+        }
         match &value {
             Some(v) if ret == Ty::Unit => {
                 let _ = v;

@@ -34,7 +34,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         unsafe { LLVMGetSyncScopeID(self.ctx.raw(), name.as_ptr().cast(), name.len()) }
     }
 
-    fn rmw(
+    pub(crate) fn rmw(
         &self,
         op: LLVMAtomicRMWBinOp,
         ptr: PointerValue<'ctx>,

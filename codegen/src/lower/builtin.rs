@@ -152,6 +152,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
                 warp.into()
             }
+            Builtin::GridSync => {
+                self.grid_sync();
+                return None;
+            }
             Builtin::SyncThreads => {
                 self.call_void_intrinsic(
                     "llvm.nvvm.barrier.cta.sync.aligned.all",
@@ -212,6 +216,33 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 self.call_intrinsic(name, &[], &[vals[0], bits.into()])
             }
             Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
+            Builtin::Clock => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock", &[], &[]),
+            Builtin::LaneMask(m) => {
+                let which = match m {
+                    crate::ir::LaneMask::Lt => "lt",
+                    crate::ir::LaneMask::Le => "le",
+                    crate::ir::LaneMask::Gt => "gt",
+                    crate::ir::LaneMask::Ge => "ge",
+                };
+                self.call_intrinsic(
+                    &format!("llvm.nvvm.read.ptx.sreg.lanemask.{which}"),
+                    &[],
+                    &[],
+                )
+            }
+            Builtin::MatchAll => {
+                let Ty::Scalar(s) = &args[1].ty else {
+                    unreachable!("matched values are scalars")
+                };
+                let bits = self.to_int_bits(vals[1], *s);
+                let name = if s.bits() == 64 {
+                    "llvm.nvvm.match.all.sync.i64p"
+                } else {
+                    "llvm.nvvm.match.all.sync.i32p"
+                };
+                self.call_intrinsic(name, &[], &[vals[0], bits.into()])
+            }
+            Builtin::Fast(f) => self.fast_call(f, &vals, args[0].span),
             Builtin::Math(f) => {
                 let Ty::Scalar(recv) = &args[0].ty else {
                     unreachable!("math on scalars")
@@ -525,6 +556,29 @@ impl<'ctx> FnLower<'_, 'ctx> {
         self.libdevice_uses.push((name.to_string(), span));
         let args: Vec<_> = v.iter().map(|a| (*a).into()).collect();
         ok!(self.b.build_call(func, &args, "libdevice"))
+            .try_as_basic_value()
+            .basic()
+            .expect("libdevice returns a value")
+    }
+
+    /// `gpu::fast::*`: libdevice's `__nv_fast_*` (one `ex2.approx`, `lg2.approx`,
+    /// `sin.approx`, `cos.approx` or `div.approx` instruction each, after O3).
+    fn fast_call(
+        &mut self,
+        f: crate::ir::FastFn,
+        v: &[BasicValueEnum<'ctx>],
+        span: proc_macro2::Span,
+    ) -> BasicValueEnum<'ctx> {
+        let t = self.ctx.f32_type();
+        let name = f.libdevice();
+        let func = self.module.get_function(name).unwrap_or_else(|| {
+            let params: Vec<BasicMetadataTypeEnum> = v.iter().map(|_| t.into()).collect();
+            self.module
+                .add_function(name, t.fn_type(&params, false), Some(Linkage::External))
+        });
+        self.libdevice_uses.push((name.to_string(), span));
+        let args: Vec<_> = v.iter().map(|a| (*a).into()).collect();
+        ok!(self.b.build_call(func, &args, "fast"))
             .try_as_basic_value()
             .basic()
             .expect("libdevice returns a value")

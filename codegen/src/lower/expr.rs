@@ -229,6 +229,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::Atomic(op, scope, place, args) => self.atomic(*op, *scope, place, args),
             ExprKind::Call(fid, args) => self.call(*fid, args, &e.ty),
             ExprKind::SliceRef(_) => unreachable!("slices are only passed as call arguments"),
+            ExprKind::IndexCheck { index, len, site } => {
+                let i = self.expr(index)?.into_int_value();
+                let n = self.expr(len)?.into_int_value();
+                if let Some(site) = site {
+                    self.check_in_bounds(*site, i, n);
+                }
+                Some(i.into())
+            }
             ExprKind::If(c, then, els) => self.if_expr(c, then, els.as_ref(), &e.ty),
             ExprKind::Loop(id, body) => {
                 let result = self.alloca(&e.ty, "loop_value");
@@ -347,6 +355,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
         }
         if let Some(p) = self.panic_arg {
             vals.push(p.into());
+        }
+        if let Some(g) = self.grid_arg {
+            vals.push(g.into());
         }
         let call = ok!(self.b.build_call(self.fns[fid], &vals, "call"));
         if matches!(ty, Ty::Never) {

@@ -8,6 +8,7 @@
 mod atomic;
 mod builtin;
 mod expr;
+mod grid;
 mod hoist;
 mod lines;
 mod place;
@@ -79,7 +80,7 @@ pub fn lower_program<'ctx>(
         .functions
         .iter()
         .enumerate()
-        .map(|(i, f)| declare_device_fn(ctx, &module, f, i, options.checked))
+        .map(|(i, f)| declare_device_fn(ctx, &module, f, i, options))
         .collect();
     let mut libdevice_uses = Vec::new();
     let mut lines = lines::LineInfo::new(&module, program.kernel.span);
@@ -106,13 +107,13 @@ pub fn lower_program<'ctx>(
 }
 
 /// A device function: internal and always inlined; slices travel as (pointer, length), and
-/// checked kernels pass their panic record last.
+/// checked kernels pass their panic record last (cooperative kernels then their grid barrier).
 fn declare_device_fn<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     f: &Function,
     index: usize,
-    checked: bool,
+    options: &KernelOptions,
 ) -> FunctionValue<'ctx> {
     let global_ptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
     let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
@@ -129,7 +130,10 @@ fn declare_device_fn<'ctx>(
             }
         }
     }
-    if checked {
+    if options.checked {
+        params.push(global_ptr.into());
+    }
+    if options.cooperative {
         params.push(global_ptr.into());
     }
     let fn_ty = match value_type(ctx, &f.ret) {
@@ -233,6 +237,8 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub libdevice_uses: Vec<(String, proc_macro2::Span)>,
     /// The kernel's panic-record parameter (checked kernels only).
     pub panic_arg: Option<PointerValue<'ctx>>,
+    /// The grid barrier's word (cooperative kernels only; see `grid.rs`).
+    pub grid_arg: Option<PointerValue<'ctx>>,
     /// The index projections whose checks already ran ahead of their run of statements
     /// (see `hoist.rs`), by address.
     pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
@@ -269,11 +275,15 @@ fn declare_kernel<'ctx>(
     if options.checked {
         params.push(global_ptr.into());
     }
+    if options.cooperative {
+        params.push(global_ptr.into());
+    }
     let fn_ty = ctx.void_type().fn_type(&params, false);
     let func = module.add_function(name, fn_ty, None);
     func.set_call_conventions(PTX_KERNEL_CC);
-    if options.checked {
-        add_param_attr(ctx, func, params.len() as u32 - 1, "align", 8);
+    let hidden = options.checked as u32 + options.cooperative as u32;
+    for k in 0..hidden {
+        add_param_attr(ctx, func, params.len() as u32 - 1 - k, "align", 8);
     }
     let mut index = 0u32;
     for &p in &f.params {
@@ -535,6 +545,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             fns: Vec::new(),
             libdevice_uses: Vec::new(),
             panic_arg: None,
+            grid_arg: None,
             prechecked: std::collections::HashSet::new(),
             check_mode: None,
             scope: None,
@@ -584,6 +595,10 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
         }
         if self.options.checked {
             self.panic_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());
+            index += 1;
+        }
+        if self.options.cooperative {
+            self.grid_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());
         }
         let body = &self.ir.body;
         let value = self.block(body);

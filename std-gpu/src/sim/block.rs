@@ -17,6 +17,8 @@ pub(crate) struct SharedLayout<'a> {
     pub base: *mut u8,
     pub offsets: &'a [usize],
     pub dynamic: (*mut u8, usize),
+    /// The launch's grid barrier, or null.
+    pub grid_barrier: *const super::grid::GridBarrier,
 }
 
 fn thread_of(linear: u64, block_dim: Dim3) -> Dim3 {
@@ -40,6 +42,7 @@ fn make_thread(
     t.shared = shared.base;
     t.shared_offsets = shared.offsets.as_ptr();
     t.dynamic_shared = shared.dynamic;
+    t.grid_barrier = shared.grid_barrier;
     t
 }
 

@@ -1,9 +1,10 @@
 //! Running a grid: blocks handed out to worker threads, each with its own shared memory and
-//! pool of coroutine stacks; a failure stops only its thread.
+//! pool of coroutine stacks; a failure stops only its thread. A kernel that calls
+//! `gpu::grid_sync()` runs every block at once, one worker each, meeting at a [`GridBarrier`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use super::block::{run_cooperative, run_sequential, SharedLayout};
 use super::{Failure, Stop, Thread};
@@ -31,6 +32,8 @@ pub struct GridSpec<'a> {
     pub cooperative: bool,
     /// Worker threads to spread blocks over.
     pub workers: usize,
+    /// Whether the kernel calls `gpu::grid_sync()`: then every block runs at once.
+    pub grid_sync: bool,
     /// The bytes of the kernel's locals (see `cuprum_codegen::sim::frame_bytes`), from which
     /// the stacks of simulated threads are sized.
     pub frame_bytes: usize,
@@ -47,6 +50,91 @@ fn stack_bytes(frame_bytes: usize) -> Option<usize> {
     let bytes = frame_bytes.checked_mul(4)?.checked_add(BASE)?;
     (bytes <= MOST).then(|| bytes.next_multiple_of(64 * 1024))
 }
+
+/// What a block waiting at an abandoned grid barrier reports; a real failure of another block
+/// is reported instead.
+const ABANDONED: &str = "gpu::grid_sync() was abandoned: another block stopped";
+
+/// The barrier of `gpu::grid_sync()`: blocks arrive one at a time (their first thread does);
+/// the last one releases the others. A block that stops (or ends without arriving while
+/// others wait, which hangs a GPU) breaks it, so that no block waits forever.
+pub(crate) struct GridBarrier {
+    blocks: u64,
+    state: Mutex<BarrierState>,
+    released: Condvar,
+}
+
+#[derive(Default)]
+struct BarrierState {
+    arrived: u64,
+    generation: u64,
+    finished: u64,
+    broken: Option<String>,
+}
+
+impl GridBarrier {
+    fn new(blocks: u64) -> GridBarrier {
+        GridBarrier {
+            blocks,
+            state: Mutex::new(BarrierState::default()),
+            released: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BarrierState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until every block has arrived; `Err` with the reason when the barrier breaks.
+    pub(crate) fn wait(&self) -> Result<(), String> {
+        let mut s = self.lock();
+        if let Some(why) = &s.broken {
+            return Err(why.clone());
+        }
+        s.arrived += 1;
+        if s.arrived + s.finished == self.blocks {
+            if s.finished > 0 {
+                return Err(self.break_with(&mut s, ENDED.into()));
+            }
+            s.arrived = 0;
+            s.generation += 1;
+            self.released.notify_all();
+            return Ok(());
+        }
+        let generation = s.generation;
+        while s.generation == generation && s.broken.is_none() {
+            s = self.released.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        match (&s.broken, s.generation == generation) {
+            (Some(why), true) => Err(why.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// A block ended normally: blocks waiting for it would wait forever.
+    fn finished(&self) {
+        let mut s = self.lock();
+        s.finished += 1;
+        if s.arrived > 0 && s.arrived + s.finished == self.blocks {
+            self.break_with(&mut s, ENDED.into());
+        }
+    }
+
+    /// A block stopped: nobody waits for it.
+    fn abandon(&self) {
+        let mut s = self.lock();
+        self.break_with(&mut s, ABANDONED.into());
+    }
+
+    fn break_with(&self, s: &mut BarrierState, why: String) -> String {
+        let why = s.broken.get_or_insert(why).clone();
+        self.released.notify_all();
+        why
+    }
+}
+
+/// Blocks waiting at `gpu::grid_sync()` for a block that has ended.
+const ENDED: &str = "a block ended without reaching the gpu::grid_sync() that other blocks wait at (on a GPU this hangs): every block must call it";
 
 /// Bytes shared memory is filled with before each block: uninitialised reads give NaN for
 /// floats and all-ones for integers, so a kernel that forgets to initialise shows it.
@@ -100,7 +188,15 @@ pub fn run_grid(
     }
     let dynamic_offset = total;
     let arena_bytes = total + align16(spec.dynamic_shared_bytes);
-    let workers = spec.workers.clamp(1, blocks.min(64) as usize);
+    let grid_barrier = spec.grid_sync.then(|| GridBarrier::new(blocks));
+    let barrier = grid_barrier.as_ref();
+    // Blocks that wait for each other all run at once (the runtime bounds their number).
+    let workers = if spec.grid_sync {
+        blocks as usize
+    } else {
+        spec.workers.clamp(1, blocks.min(64) as usize)
+    };
+
     let next = AtomicU64::new(0);
     let failure: Mutex<Option<(u64, Failure)>> = Mutex::new(None);
     let worker = || {
@@ -124,6 +220,7 @@ pub fn run_grid(
                     unsafe { base.add(dynamic_offset) },
                     spec.dynamic_shared_bytes,
                 ),
+                grid_barrier: barrier.map_or(std::ptr::null(), |b| b as *const GridBarrier),
             };
             let run = catch_unwind(AssertUnwindSafe(|| {
                 if spec.cooperative {
@@ -153,10 +250,33 @@ pub fn run_grid(
                     thread: Dim3::default(),
                 })
             });
-            if let Err(f) = result {
-                let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
-                if slot.as_ref().is_none_or(|(other, _)| b < *other) {
-                    *slot = Some((b, f));
+            match result {
+                Ok(()) => {
+                    if let Some(barrier) = barrier {
+                        barrier.finished();
+                    }
+                }
+                Err(f) => {
+                    // A failed thread stops alone, so the other blocks run on; but blocks
+                    // waiting at a grid barrier for this one would wait forever.
+                    if let Some(barrier) = barrier {
+                        barrier.abandon();
+                    }
+                    let abandoned = f.message == ABANDONED;
+                    let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
+                    // The lowest-numbered block's failure, preferring a real one to a block
+                    // that only waited for it.
+                    let better = match slot.as_ref() {
+                        None => true,
+                        Some((other, g)) => match (abandoned, g.message == ABANDONED) {
+                            (false, true) => true,
+                            (true, false) => false,
+                            _ => b < *other,
+                        },
+                    };
+                    if better {
+                        *slot = Some((b, f));
+                    }
                 }
             }
         }

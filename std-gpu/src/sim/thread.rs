@@ -47,6 +47,8 @@ pub struct Thread {
     pub(crate) shared: *mut u8,
     pub(crate) shared_offsets: *const usize,
     pub(crate) dynamic_shared: (*mut u8, usize),
+    /// The launch's grid barrier (cooperative launches only; null otherwise).
+    pub(crate) grid_barrier: *const super::grid::GridBarrier,
 }
 
 thread_local! {
@@ -96,6 +98,7 @@ impl Thread {
             shared: std::ptr::null_mut(),
             shared_offsets: std::ptr::null(),
             dynamic_shared: (std::ptr::null_mut(), 0),
+            grid_barrier: std::ptr::null(),
         }
     }
 
@@ -221,6 +224,27 @@ impl Thread {
     /// `gpu::sync_threads()`
     pub fn sync_threads(&self, loc: &'static Loc) -> Result<(), Stop> {
         self.barrier(loc, BarrierKind::Plain, false).map(|_| ())
+    }
+
+    /// `gpu::grid_sync()`: the block meets; its first thread then waits (blocking this OS
+    /// thread, while the block's other threads are suspended at the block barrier) until every
+    /// block of the grid has arrived; the block meets again.
+    pub fn grid_sync(&self, loc: &'static Loc) -> Result<(), Stop> {
+        self.sync_threads(loc)?;
+        if self.linear == 0 {
+            // SAFETY: set by `run_grid` to a barrier that outlives every block of the launch.
+            let Some(barrier) = (unsafe { self.grid_barrier.as_ref() }) else {
+                return Err(self.fail(
+                    "internal simulator error: gpu::grid_sync() in a launch that is not cooperative"
+                        .into(),
+                    Some(*loc),
+                ));
+            };
+            if let Err(why) = barrier.wait() {
+                return Err(self.fail(why, Some(*loc)));
+            }
+        }
+        self.sync_threads(loc)
     }
 
     /// `gpu::sync_threads_count(p)`

@@ -1,0 +1,323 @@
+//! Closures: `let f = |x| ..;` in a body, and closure arguments of device functions
+//! (`op: impl Fn(f32, f32) -> f32`, or `F` bounded by `Fn(..)`), all inlined.
+//!
+//! A closure is not a value in the IR. Its name stands for its syntax and for the scopes it
+//! was written in; each call checks its body again there (so it sees, and writes, the very
+//! locals it captures), with its parameters bound to the call's arguments, as a block that
+//! its `return` leaves. A device function that takes a closure is checked inline at each call
+//! (see `inline.rs`). Checked on its own, such a function knows only the closure's signature.
+
+use std::rc::Rc;
+
+use super::{error_expr, span_of, Checker, LoopScope};
+use crate::ir::{Block, Expr, ExprKind, LocalId, Stmt};
+use crate::ty::{Scalar, Ty};
+
+/// What a closure's name stands for.
+pub(crate) enum Callable {
+    /// A closure written in a body, with what its body sees.
+    Closure {
+        syntax: Box<syn::ExprClosure>,
+        scopes: Vec<Vec<(String, LocalId)>>,
+        generics: Vec<(String, Scalar)>,
+        devices: crate::device::DeviceTable,
+        kernel: bool,
+    },
+    /// A closure parameter of a device function checked on its own: its signature only.
+    Signature { inputs: Vec<Ty>, output: Ty },
+}
+
+/// The `Fn(A, B) -> R` bound of a closure parameter's type: `impl Fn(..)`, or a type
+/// parameter of `sig` bounded by `Fn`, `FnMut` or `FnOnce` (in its list or a `where`).
+pub(super) fn closure_bound<'s>(
+    sig: &'s syn::Signature,
+    ty: &'s syn::Type,
+) -> Option<&'s syn::ParenthesizedGenericArguments> {
+    let mut ty = ty;
+    while let syn::Type::Group(g) = ty {
+        ty = &g.elem;
+    }
+    let fn_bound = |b: &'s syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => {
+            let last = t.path.segments.last()?;
+            match (&last.arguments, last.ident.to_string().as_str()) {
+                (syn::PathArguments::Parenthesized(p), "Fn" | "FnMut" | "FnOnce") => Some(p),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match ty {
+        syn::Type::ImplTrait(it) => it.bounds.iter().find_map(fn_bound),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let ident = p.path.get_ident()?;
+            let in_list = sig.generics.params.iter().find_map(|g| match g {
+                syn::GenericParam::Type(t) if t.ident == *ident => {
+                    t.bounds.iter().find_map(fn_bound)
+                }
+                _ => None,
+            });
+            in_list.or_else(|| {
+                sig.generics.where_clause.as_ref()?.predicates.iter().find_map(|w| match w {
+                    syn::WherePredicate::Type(pt)
+                        if matches!(&pt.bounded_ty, syn::Type::Path(b) if b.path.is_ident(ident)) =>
+                    {
+                        pt.bounds.iter().find_map(fn_bound)
+                    }
+                    _ => None,
+                })
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether the generic parameter `name` of `sig` stands for a closure type.
+pub(super) fn is_closure_generic(sig: &syn::Signature, name: &syn::Ident) -> bool {
+    let ty: syn::Type = syn::Type::Path(syn::TypePath {
+        qself: None,
+        path: name.clone().into(),
+    });
+    closure_bound(sig, &ty).is_some()
+}
+
+impl Checker<'_> {
+    /// What the local `id` stands for, if it is a closure.
+    pub(super) fn callable_of(&self, id: LocalId) -> Option<Rc<Callable>> {
+        self.callables
+            .iter()
+            .rev()
+            .find(|(c, _)| *c == id)
+            .map(|(_, c)| c.clone())
+    }
+
+    /// A closure's syntax with what it sees here.
+    pub(super) fn closure_here(&self, syntax: &syn::ExprClosure) -> Rc<Callable> {
+        Rc::new(Callable::Closure {
+            syntax: Box::new(syntax.clone()),
+            scopes: self.scopes.clone(),
+            generics: self.generics.clone(),
+            devices: self.devices.clone(),
+            kernel: self.kernel,
+        })
+    }
+
+    /// `let f = |..| ..;`: names the closure (no IR). `None` when the `let` is not one.
+    pub(super) fn closure_let(&mut self, l: &syn::Local) -> Option<()> {
+        let init = l.init.as_ref()?;
+        let syn::Expr::Closure(c) = super::expr::strip_parens(&init.expr) else {
+            return None;
+        };
+        let syn::Pat::Ident(pi) = &l.pat else {
+            self.error(&l.pat, "bind a closure to a name: `let f = |x| ..;`");
+            return Some(());
+        };
+        self.check_closure_syntax(c);
+        let callable = self.closure_here(c);
+        let id = self.declare(&pi.ident.to_string(), Ty::Unit, false, pi.ident.span());
+        self.callables.push((id, callable));
+        Some(())
+    }
+
+    /// What kernels do not support in a closure's own syntax (reported where it is written).
+    pub(super) fn check_closure_syntax(&mut self, c: &syn::ExprClosure) {
+        if let Some(a) = &c.asyncness {
+            self.error(a, "closures in kernels cannot be `async`");
+        }
+        if let Some(m) = &c.movability {
+            self.error(m, "closures in kernels cannot be `static`");
+        }
+    }
+
+    /// A closure parameter of a device function checked on its own: a name that calls check
+    /// against its signature. `None` when `pt` is not a closure parameter.
+    pub(super) fn closure_param(
+        &mut self,
+        sig: &syn::Signature,
+        pt: &syn::PatType,
+    ) -> Option<Option<LocalId>> {
+        let bound = closure_bound(sig, &pt.ty)?;
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            self.error(
+                &pt.pat,
+                "name the closure parameter, like `op: impl Fn(f32) -> f32`",
+            );
+            return Some(None);
+        };
+        let mut inputs = Vec::new();
+        for t in &bound.inputs {
+            inputs.push(self.local_type(t).unwrap_or(Ty::Error));
+        }
+        let output = match &bound.output {
+            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(_, t) => self.local_type(t).unwrap_or(Ty::Error),
+        };
+        let id = self.declare(&pi.ident.to_string(), Ty::Unit, false, pi.ident.span());
+        self.callables
+            .push((id, Rc::new(Callable::Signature { inputs, output })));
+        Some(Some(id))
+    }
+
+    /// `f(args)` where `f` names a closure.
+    pub(super) fn call_closure(&mut self, callable: &Callable, c: &syn::ExprCall) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        match callable {
+            Callable::Signature { inputs, output } => {
+                if inputs.len() != args.len() {
+                    self.error(
+                        c,
+                        format!(
+                            "this closure takes {} arguments but {} were supplied",
+                            inputs.len(),
+                            args.len()
+                        ),
+                    );
+                    return error_expr(span);
+                }
+                for ((want, a), node) in inputs.iter().zip(&args).zip(&c.args) {
+                    self.unify_at(want, &a.ty.clone(), node, "the closure's parameter type");
+                }
+                // Only a device function checked on its own gets here; its IR is not used.
+                Expr {
+                    kind: ExprKind::Unit,
+                    ty: output.clone(),
+                    span,
+                }
+            }
+            Callable::Closure {
+                syntax,
+                scopes,
+                generics,
+                devices,
+                kernel,
+            } => {
+                if syntax.inputs.len() != args.len() {
+                    self.error(
+                        c,
+                        format!(
+                            "this closure takes {} arguments but {} were supplied",
+                            syntax.inputs.len(),
+                            args.len()
+                        ),
+                    );
+                    return error_expr(span);
+                }
+                let saved_scopes = std::mem::replace(&mut self.scopes, scopes.clone());
+                self.scopes.push(Vec::new());
+                let saved_loops: Vec<LoopScope> = std::mem::take(&mut self.loops);
+                let saved_generics = std::mem::replace(&mut self.generics, generics.clone());
+                let saved_devices = std::mem::replace(&mut self.devices, devices.clone());
+                let saved_kernel = std::mem::replace(&mut self.kernel, *kernel);
+                let saved_ret = std::mem::replace(&mut self.ret, Ty::Error);
+                let saved_return = self.inline_return;
+                let mut stmts = Vec::new();
+                for (pat, value) in syntax.inputs.iter().zip(args) {
+                    let (pat, annotation) = match pat {
+                        syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+                        other => (other, None),
+                    };
+                    if let Some(t) = annotation {
+                        if let Some(want) = self.local_type(t) {
+                            self.unify_at(
+                                &want,
+                                &value.ty.clone(),
+                                t,
+                                "the closure parameter's type",
+                            );
+                        }
+                    }
+                    let ty = value.ty.clone();
+                    let pat = self.pattern(pat, &ty);
+                    stmts.push(Stmt::Let { pat, init: value });
+                }
+                let id = self.loop_count;
+                self.loop_count += 1;
+                self.inline_return = Some(id);
+                let body = self.expr(&syntax.body);
+                if let syn::ReturnType::Type(_, t) = &syntax.output {
+                    if let Some(want) = self.local_type(t) {
+                        self.unify_at(
+                            &want,
+                            &body.ty.clone(),
+                            &syntax.body,
+                            "the closure's return type",
+                        );
+                    }
+                }
+                self.scopes = saved_scopes;
+                self.loops = saved_loops;
+                self.generics = saved_generics;
+                self.devices = saved_devices;
+                self.kernel = saved_kernel;
+                self.ret = saved_ret;
+                self.inline_return = saved_return;
+                let ty = body.ty.clone();
+                let exit = if ty == Ty::Unit {
+                    vec![
+                        Stmt::Expr(body),
+                        Stmt::Expr(Expr {
+                            kind: ExprKind::Break(id, None),
+                            ty: Ty::Never,
+                            span,
+                        }),
+                    ]
+                } else {
+                    vec![Stmt::Expr(Expr {
+                        kind: ExprKind::Break(id, Some(Box::new(body))),
+                        ty: Ty::Never,
+                        span,
+                    })]
+                };
+                let call = Expr {
+                    kind: ExprKind::Loop(
+                        id,
+                        Block {
+                            stmts: exit,
+                            tail: None,
+                            ty: Ty::Never,
+                        },
+                    ),
+                    ty: ty.clone(),
+                    span,
+                };
+                Expr {
+                    kind: ExprKind::Block(Block {
+                        stmts,
+                        tail: Some(Box::new(call)),
+                        ty: ty.clone(),
+                    }),
+                    ty,
+                    span,
+                }
+            }
+        }
+    }
+
+    /// The closure passed for a closure parameter: `|a, b| ..` written there, or the name of
+    /// one. `None` after an error.
+    pub(super) fn closure_arg(&mut self, arg: &syn::Expr) -> Option<Rc<Callable>> {
+        match super::expr::strip_parens(arg) {
+            syn::Expr::Closure(c) => {
+                self.check_closure_syntax(c);
+                Some(self.closure_here(c))
+            }
+            syn::Expr::Reference(r) => self.closure_arg(&r.expr),
+            syn::Expr::Path(p) => {
+                let found = p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.lookup(&i.to_string()))
+                    .and_then(|id| self.callable_of(id));
+                if found.is_none() {
+                    self.error(arg, "pass a closure here, like `|a, b| a + b` (functions cannot be passed as values in kernels yet: wrap one in a closure, `|a, b| max2(a, b)`)");
+                }
+                found
+            }
+            other => {
+                self.error(other, "pass a closure here, like `|a, b| a + b`");
+                None
+            }
+        }
+    }
+}
