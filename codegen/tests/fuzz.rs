@@ -88,6 +88,7 @@ fn device_table(replace: Option<(usize, &syn::ItemFn)>) -> DeviceTable {
         DeviceFn {
             item: parse(0),
             deps: DeviceTable::default(),
+            consts: Default::default(),
         },
     );
     let mut table = DeviceTable::default();
@@ -104,6 +105,7 @@ fn device_table(replace: Option<(usize, &syn::ItemFn)>) -> DeviceTable {
             DeviceFn {
                 item: parse(k),
                 deps,
+                consts: Default::default(),
             },
         );
     }
@@ -528,6 +530,7 @@ fn compile_with_devices(
     let source = KernelSource {
         item: &item,
         devices: devices.clone(),
+        consts: Default::default(),
         entry: std::iter::once(syn::ext::IdentExt::unraw(&item.sig.ident).to_string())
             .chain(generics.iter().map(|(_, s)| s.name().to_string()))
             .collect::<Vec<_>>()
@@ -1178,6 +1181,7 @@ fn corpus_compiles() {
             let source = KernelSource {
                 item: &item,
                 devices: devices.clone(),
+                consts: Default::default(),
                 generics,
                 entry: item.sig.ident.to_string(),
             };

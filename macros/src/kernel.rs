@@ -90,6 +90,7 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     } else {
         options.instances.clone()
     };
+    let consts = crate::items::of(&func.sig.ident, "kernel");
     let mut compiled = Vec::new();
     for types in &instances {
         if !types.is_empty() && types.len() != generic_names.len() {
@@ -106,6 +107,7 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
         let source = KernelSource {
             item: func,
             devices: devices.clone(),
+            consts: consts.clone(),
             generics: generic_names
                 .iter()
                 .cloned()
@@ -136,7 +138,51 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     }
     let error_tokens: TokenStream = dedup(errors).iter().map(|e| e.to_compile_error()).collect();
     let items = emit(func, &forwarded, &options, &generic_names, &compiled);
-    quote!(#error_tokens #items)
+    let confirm = confirm_items(&compiled);
+    quote!(#error_tokens #items #confirm)
+}
+
+/// For each `const`/`static` of the module that a kernel uses, a compile-time assertion that
+/// rustc gives the scalar the value the kernel compiler computed (and, for every item, a use
+/// that rustc sees: the kernel's own use is invisible to it).
+fn confirm_items(compiled: &[(Vec<Scalar>, Option<CompiledKernel>)]) -> TokenStream {
+    use cuprum_codegen::ir::ExprKind;
+    use cuprum_codegen::ty::Ty;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut checks = Vec::new();
+    for (name, value) in compiled
+        .iter()
+        .filter_map(|(_, k)| k.as_ref())
+        .flat_map(|k| &k.program.items_used)
+    {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        let ident = format_ident!("{}", name, span = value.span);
+        let message = format!("Cuprum computed another value for `{name}`: please report it");
+        checks.push(match (&value.kind, &value.ty) {
+            (ExprKind::Int(v), Ty::Scalar(s)) => {
+                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+                let t = format_ident!("{}", s.name());
+                quote!(::core::assert!(#ident == (#lit as #t), #message);)
+            }
+            (ExprKind::Bool(v), _) => quote!(::core::assert!(#ident == #v, #message);),
+            (ExprKind::Float(v), Ty::Scalar(s)) => {
+                let bits = if s.name() == "f32" {
+                    proc_macro2::Literal::u64_unsuffixed((*v as f32).to_bits() as u64)
+                } else {
+                    proc_macro2::Literal::u64_unsuffixed(v.to_bits())
+                };
+                quote!(::core::assert!(#ident.to_bits() as u64 == #bits, #message);)
+            }
+            _ => quote!(let _ = &#ident;),
+        });
+    }
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const _: () = { #(#checks)* };)
 }
 
 /// The same message at the same place, reported once (instances repeat each other's errors).

@@ -62,32 +62,8 @@ fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar])
     None
 }
 
-/// Evaluates a constant size: an integer literal, or `{ .. }` / `( .. )` arithmetic of them.
-fn const_size(e: &syn::Expr) -> Option<u64> {
-    match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse().ok(),
-        syn::Expr::Paren(p) => const_size(&p.expr),
-        syn::Expr::Group(g) => const_size(&g.expr),
-        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-            syn::Stmt::Expr(e, None) => const_size(e),
-            _ => None,
-        },
-        syn::Expr::Binary(b) => {
-            let (l, r) = (const_size(&b.left)?, const_size(&b.right)?);
-            match b.op {
-                syn::BinOp::Add(_) => l.checked_add(r),
-                syn::BinOp::Sub(_) => l.checked_sub(r),
-                syn::BinOp::Mul(_) => l.checked_mul(r),
-                syn::BinOp::Div(_) => l.checked_div(r),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
+/// How to size shared memory at launch.
+const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes";
 
 impl Checker<'_> {
     /// `f(args)`.
@@ -380,6 +356,7 @@ impl Checker<'_> {
                 self.checked,
             );
             checker.devices = dev.deps.clone();
+            checker.consts.module = dev.consts.clone();
             checker.generics = names.iter().cloned().zip(types).collect();
             let ret = checker.return_type(&dev.item.sig.output);
             checker.function(&dev.item, ret)
@@ -688,8 +665,30 @@ impl Checker<'_> {
         let mut dims = Vec::new();
         for g in &generics[1..] {
             let size = match g {
-                syn::GenericArgument::Const(e) => const_size(e),
-                _ => None,
+                syn::GenericArgument::Const(e) => {
+                    self.const_usize(e, "shared array sizes", SHARED_HINT)
+                }
+                // A constant's name parses as a type.
+                syn::GenericArgument::Type(syn::Type::Path(tp))
+                    if tp.qself.is_none() && tp.path.get_ident().is_some() =>
+                {
+                    let e = syn::Expr::Path(syn::ExprPath {
+                        attrs: Vec::new(),
+                        qself: None,
+                        path: tp.path.clone(),
+                    });
+                    self.const_usize(&e, "shared array sizes", SHARED_HINT)
+                }
+                other => {
+                    let text = source::expr_text(other);
+                    self.error(
+                        other,
+                        format!(
+                            "shared array sizes must be constants, like `256`, `TILE` or `{{ TILE + 1 }}`, not `{text}`"
+                        ),
+                    );
+                    None
+                }
             };
             match size {
                 Some(0) => {
@@ -697,22 +696,7 @@ impl Checker<'_> {
                     return error_expr(span);
                 }
                 Some(n) => dims.push(n),
-                None => {
-                    let text = source::expr_text(g);
-                    let named = matches!(g, syn::GenericArgument::Type(syn::Type::Path(_)));
-                    let why = if named {
-                        format!(" (the kernel compiler sees only the kernel's own code, not the value of `{text}`)")
-                    } else {
-                        String::new()
-                    };
-                    self.error(
-                        g,
-                        format!(
-                            "shared array sizes must be integer literals or arithmetic on them, like `256` or `{{ 32 * 33 }}`, not `{text}`{why}; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes"
-                        ),
-                    );
-                    return error_expr(span);
-                }
+                None => return error_expr(span),
             }
         }
         let Some(elem) = elem else {

@@ -7,6 +7,7 @@
 
 mod atomic;
 mod builtin;
+mod constant;
 mod expr;
 mod hoist;
 mod place;
@@ -509,6 +510,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     /// Binds the kernel's parameters and lowers its body.
     /// Binds the parameters (a kernel's `bool`s arrive as bytes) and lowers the body.
     fn body(&mut self, kernel: bool) {
+        self.bind_constants();
         let mut index = 0u32;
         for &p in &self.ir.params {
             let local = &self.ir.locals[p];

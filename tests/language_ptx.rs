@@ -1,0 +1,67 @@
+//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, ...): an insta
+//! snapshot each, and `ptxas` must accept each for sm_90 without spilling.
+
+#[path = "kernels/consts.rs"]
+mod consts;
+
+/// (snapshot name, PTX entry, PTX) of every kernel.
+fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
+    macro_rules! k {
+        ($($m:ident :: $k:ident),* $(,)?) => {
+            vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
+        };
+    }
+    k![
+        consts::const_scalars,
+        consts::const_tables,
+        consts::smooth,
+        consts::tile_transpose,
+        consts::body_consts,
+        consts::weighted,
+        consts::via_device,
+    ]
+}
+
+#[test]
+fn language_ptx_snapshots() {
+    for (name, _, ptx) in kernels() {
+        insta::assert_snapshot!(name, ptx);
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_language_kernel() {
+    if cuprum::inspect::find_ptxas().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
+        );
+        eprintln!("skipped: ptxas not found");
+        return;
+    }
+    for (name, entry, ptx) in kernels() {
+        let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let k = r
+            .iter()
+            .find(|r| r.kernel == entry)
+            .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
+        assert_eq!(
+            (k.spill_stores, k.spill_loads),
+            (0, 0),
+            "{name} spills: {k:?}"
+        );
+    }
+}
+
+#[test]
+fn tables_live_in_constant_memory() {
+    for ptx in [consts::weighted::PTX, consts::const_tables::PTX] {
+        assert!(ptx.contains(".const .align"), "no .const table:\n{ptx}");
+        assert!(
+            ptx.contains("ld.const"),
+            "the table is not read as .const:\n{ptx}"
+        );
+    }
+    // Read at constant indices, the table folds into the code.
+    assert!(!consts::smooth::PTX.contains(".local"));
+}
