@@ -1,14 +1,16 @@
-//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, ...): an insta
+//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, `gpu::Num`): an insta
 //! snapshot each, and `ptxas` must accept each for sm_90 without spilling.
 
 #[path = "kernels/consts.rs"]
 mod consts;
+#[path = "kernels/numbers.rs"]
+mod numbers;
 
 /// (snapshot name, PTX entry, PTX) of every kernel.
 fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
     macro_rules! k {
-        ($($m:ident :: $k:ident),* $(,)?) => {
-            vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
+        ($($m:ident :: $k:ident $(<$t:ty>)?),* $(,)?) => {
+            vec![$((concat!(stringify!($m), "__", stringify!($k) $(, "_", stringify!($t))?), $m::$k $(::<$t>)?::NAME, $m::$k $(::<$t>)?::PTX)),*]
         };
     }
     k![
@@ -19,6 +21,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::body_consts,
         consts::weighted,
         consts::via_device,
+        numbers::spread<f32>,
+        numbers::spread<u8>,
     ]
 }
 

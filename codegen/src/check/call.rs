@@ -29,7 +29,11 @@ fn is_word(s: Scalar) -> bool {
 
 /// Whether the type arguments satisfy the bounds (`gpu::Float`: `f32`/`f64`; `gpu::Int`: the
 /// integer types); a message when not.
-fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar]) -> Option<String> {
+pub(super) fn generic_bound_error(
+    sig: &syn::Signature,
+    names: &[String],
+    types: &[Scalar],
+) -> Option<String> {
     for g in &sig.generics.params {
         let syn::GenericParam::Type(t) = g else {
             continue;
@@ -48,6 +52,7 @@ fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar])
             let ok = match last.as_str() {
                 "Float" => types[k].is_float(),
                 "Int" => types[k].is_int(),
+                "Num" => types[k] != Scalar::Bool,
                 _ => true,
             };
             if !ok {
@@ -727,6 +732,22 @@ impl Checker<'_> {
     fn scalar_function(&mut self, s: Scalar, name: &str, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if name == "default" {
+            if !args.is_empty() {
+                self.error(c, format!("`{}::default` takes no arguments", s.name()));
+                return error_expr(span);
+            }
+            let kind = match s {
+                Scalar::Bool => ExprKind::Bool(false),
+                s if s.is_float() => ExprKind::Float(0.0),
+                _ => ExprKind::Int(0),
+            };
+            return Expr {
+                kind,
+                ty: Ty::Scalar(s),
+                span,
+            };
+        }
         if name == "from_f64" && s.is_float() {
             if args.len() != 1 {
                 self.error(c, format!("`{}::from_f64` takes 1 argument", s.name()));

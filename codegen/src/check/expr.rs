@@ -598,7 +598,7 @@ impl Checker<'_> {
                     return error_expr(span);
                 }
                 let text = source::expr_text(&p.path);
-                let mut msg = format!("cannot find `{text}` in kernels: a kernel sees only its parameters, its locals, `cuprum::gpu` and the constants of scalar types such as `f32::MAX`");
+                let mut msg = format!("cannot find `{text}` in kernels: a kernel sees its parameters, its locals, `cuprum::gpu`, the `const` and `static` items of its own module and the constants of scalar types such as `f32::MAX`");
                 if let [.., ty, _] = segs.as_slice() {
                     if let Some(s) = self.scalar_named(ty) {
                         let names = builtins::scalar_constant_names(s);

@@ -56,6 +56,18 @@ pub fn check_kernel_in(
     let mut shared = Vec::new();
     let mut registry = Registry::default();
     check_kernel_signature(item, !generics.is_empty(), &mut errors);
+    let names: Vec<String> = generics.iter().map(|(n, _)| n.clone()).collect();
+    let types: Vec<Scalar> = generics.iter().map(|(_, s)| *s).collect();
+    if let Some(msg) = call::generic_bound_error(&item.sig, &names, &types) {
+        errors.push(syn::Error::new_spanned(&item.sig.generics, msg));
+        return Err(errors
+            .into_iter()
+            .reduce(|mut all, e| {
+                all.combine(e);
+                all
+            })
+            .expect("one error at least"));
+    }
     if !item.sig.generics.params.is_empty() && generics.is_empty() {
         // Without `instances(..)` the generic parameters stand for nothing: the body would
         // only repeat that error.
