@@ -1,6 +1,8 @@
-//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, `gpu::Num`): an insta
+//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, `gpu::Num`, const generics): an insta
 //! snapshot each, and `ptxas` must accept each for sm_90 without spilling.
 
+#[path = "kernels/const_generics.rs"]
+mod const_generics;
 #[path = "kernels/consts.rs"]
 mod consts;
 #[path = "kernels/numbers.rs"]
@@ -9,8 +11,8 @@ mod numbers;
 /// (snapshot name, PTX entry, PTX) of every kernel.
 fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
     macro_rules! k {
-        ($($m:ident :: $k:ident $(<$t:ty>)?),* $(,)?) => {
-            vec![$((concat!(stringify!($m), "__", stringify!($k) $(, "_", stringify!($t))?), $m::$k $(::<$t>)?::NAME, $m::$k $(::<$t>)?::PTX)),*]
+        ($($m:ident :: $k:ident $(<$($t:tt),+>)?),* $(,)?) => {
+            vec![$((concat!(stringify!($m), "__", stringify!($k) $($(, "_", stringify!($t))+)?), $m::$k $(::<$($t),+>)?::NAME, $m::$k $(::<$($t),+>)?::PTX)),*]
         };
     }
     k![
@@ -23,6 +25,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::via_device,
         numbers::spread<f32>,
         numbers::spread<u8>,
+        const_generics::block_sum<256>,
+        const_generics::chunk_sum<f32, 4>,
     ]
 }
 

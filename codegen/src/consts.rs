@@ -21,6 +21,8 @@ pub enum ItemKind {
     Static,
     /// `static mut` (which kernels cannot use: every thread would race on it)
     StaticMut,
+    /// A const generic parameter of a kernel instance (`const BLOCK: usize`, here 256).
+    Param,
 }
 
 /// One `const` or `static` item.
@@ -72,6 +74,38 @@ impl ModuleItems {
         }
     }
 
+    /// These items with, ahead of them, the const generic parameters of one instance:
+    /// name, type and value (`BLOCK`, `usize`, 256).
+    pub fn with_params(&self, params: &[(String, crate::ty::Scalar, i128)]) -> ModuleItems {
+        let mut out: Vec<ModuleItem> = params
+            .iter()
+            .map(|(name, s, v)| {
+                let ty = syn::Ident::new(s.name(), proc_macro2::Span::call_site());
+                let lit = proc_macro2::Literal::i128_unsuffixed(v.unsigned_abs() as i128);
+                let expr = if *v < 0 {
+                    syn::parse_quote!(-#lit)
+                } else {
+                    syn::parse_quote!(#lit)
+                };
+                ModuleItem {
+                    name: name.clone(),
+                    kind: ItemKind::Param,
+                    ty: syn::parse_quote!(#ty),
+                    expr,
+                }
+            })
+            .collect();
+        out.extend(self.items.iter().cloned());
+        ModuleItems {
+            items: Rc::new(out),
+        }
+    }
+
+    /// Whether const generic parameters were given (see [`ModuleItems::with_params`]).
+    pub fn has_params(&self) -> bool {
+        self.items.iter().any(|i| i.kind == ItemKind::Param)
+    }
+
     /// The item named `name`.
     pub fn get(&self, name: &str) -> Option<&ModuleItem> {
         self.items.iter().find(|i| i.name == name)
@@ -93,6 +127,7 @@ impl ModuleItems {
                 ItemKind::Const => quote::quote!(const #name: #ty = #expr;),
                 ItemKind::Static => quote::quote!(static #name: #ty = #expr;),
                 ItemKind::StaticMut => quote::quote!(static mut #name: #ty = #expr;),
+                ItemKind::Param => continue,
             };
             item.to_tokens(&mut out);
         }

@@ -525,7 +525,10 @@ fn compile_with_devices(
     let generics = generics_for(&item, pick);
     let mut options = options.clone();
     if !generics.is_empty() {
-        options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+        options.instances = vec![generics
+            .iter()
+            .map(|(_, s)| cuprum_codegen::options::InstanceArg::Type(*s))
+            .collect()];
     }
     let source = KernelSource {
         item: &item,
@@ -1176,7 +1179,10 @@ fn corpus_compiles() {
             let generics = generics_for(&item, pick);
             let mut options = KernelOptions::default();
             if !generics.is_empty() {
-                options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+                options.instances = vec![generics
+                    .iter()
+                    .map(|(_, s)| cuprum_codegen::options::InstanceArg::Type(*s))
+                    .collect()];
             }
             let source = KernelSource {
                 item: &item,

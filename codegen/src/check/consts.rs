@@ -248,7 +248,8 @@ impl Checker<'_> {
         }
         let out = match result {
             Ok((t, v)) => {
-                if module {
+                let param = self.consts.module.get(name).map(|m| m.kind) == Some(ItemKind::Param);
+                if module && !param {
                     self.consts
                         .used
                         .push((name.to_string(), literal_expr(&t, &v, used.span())));

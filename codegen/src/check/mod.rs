@@ -55,7 +55,8 @@ pub fn check_kernel_in(
     let mut sites = Vec::new();
     let mut shared = Vec::new();
     let mut registry = Registry::default();
-    check_kernel_signature(item, !generics.is_empty(), &mut errors);
+    let instantiated = !generics.is_empty() || module.has_params();
+    check_kernel_signature(item, instantiated, &mut errors);
     let names: Vec<String> = generics.iter().map(|(n, _)| n.clone()).collect();
     let types: Vec<Scalar> = generics.iter().map(|(_, s)| *s).collect();
     if let Some(msg) = call::generic_bound_error(&item.sig, &names, &types) {
@@ -68,7 +69,7 @@ pub fn check_kernel_in(
             })
             .expect("one error at least"));
     }
-    if !item.sig.generics.params.is_empty() && generics.is_empty() {
+    if !item.sig.generics.params.is_empty() && !instantiated {
         // Without `instances(..)` the generic parameters stand for nothing: the body would
         // only repeat that error.
         return Err(errors

@@ -1,0 +1,20 @@
+use cuprum::prelude::*;
+
+#[kernel(instances(f32))]
+pub fn wrong_kind<const N: usize>(out: &mut [f32]) {
+    out[0] = N as f32;
+}
+
+#[kernel(instances(300))]
+pub fn too_big<const N: u8>(out: &mut [u32]) {
+    out[0] = N as u32;
+}
+
+#[kernel(instances(4))]
+pub fn length<const N: usize>(out: &mut [f32], n: usize) {
+    let a = [0.0f32; N];
+    let b = [0.0f32; n];
+    out[0] = a[0] + b[0];
+}
+
+fn main() {}
