@@ -131,6 +131,34 @@ fn constants_as_shared_and_local_lengths() -> cuprum::Result<()> {
 }
 
 #[test]
+fn local_arrays_of_arrays() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 2222;
+    let x = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.to_device(&vec![f32::NAN; n])?;
+    launch!(pairs<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+    let base = [
+        [1.0f32, 0.5],
+        [2.0, -1.0],
+        [0.25, 4.0],
+        [-3.0, 1.5],
+        [1.0, 1.0],
+        [0.0, 2.0],
+        [5.0, -0.5],
+        [-1.0, -2.0],
+    ];
+    let want: Vec<f32> = (0..n)
+        .map(|k| {
+            let pick = (k * 7 + 3) % 8;
+            base[pick][0] * x[k] - (base[(pick + 1) % 8][1] + x[k])
+        })
+        .collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    Ok(())
+}
+
+#[test]
 fn body_constants() -> cuprum::Result<()> {
     let stream = device()?.default_stream();
     let n = 1500;

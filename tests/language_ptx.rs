@@ -23,6 +23,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::body_consts,
         consts::weighted,
         consts::via_device,
+        consts::pairs,
         numbers::spread<f32>,
         numbers::spread<u8>,
         const_generics::block_sum<256>,

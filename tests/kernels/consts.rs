@@ -123,3 +123,30 @@ pub fn via_device(out: &mut [f32], x: &[f32]) {
         out[k] = scaled(x[k], k);
     }
 }
+
+/// A local array of arrays (`[[f32; 2]; ROWS]`), filled from a constant table and read
+/// at indices known only at run time.
+#[kernel]
+pub fn pairs(out: &mut [f32], x: &[f32]) {
+    const ROWS: usize = 8;
+    const BASE: [[f32; 2]; ROWS] = [
+        [1.0, 0.5],
+        [2.0, -1.0],
+        [0.25, 4.0],
+        [-3.0, 1.5],
+        [1.0, 1.0],
+        [0.0, 2.0],
+        [5.0, -0.5],
+        [-1.0, -2.0],
+    ];
+    let k = gpu::global_id_x();
+    if k < out.len() {
+        let mut m = [[0.0f32; 2]; ROWS];
+        for r in 0..ROWS {
+            m[r][0] = BASE[r][0] * x[k];
+            m[r][1] = BASE[r][1] + x[k];
+        }
+        let pick = (k * 7 + 3) % ROWS;
+        out[k] = m[pick][0] - m[(pick + 1) % ROWS][1];
+    }
+}
