@@ -74,3 +74,23 @@ fn type_and_const_parameters_together() -> cuprum::Result<()> {
     assert_eq!(stream.to_host(&out)?, want);
     Ok(())
 }
+
+#[test]
+fn device_function_with_a_const_parameter() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 1234;
+    let x = cuprum_testkit::random_f32(n, -3.0, 3.0);
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.to_device(&vec![f32::NAN; n])?;
+    launch!(dots<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+    let want: Vec<f32> = x
+        .iter()
+        .map(|&v| dot([v, 1.0, 2.0], [2.0, v, 0.5]) + dot([v; 5], [1.0, 2.0, 3.0, 4.0, 5.0]))
+        .collect();
+    let got = stream.to_host(&out)?;
+    let scale: Vec<f32> = x.iter().map(|v| 20.0 * v.abs() + 2.0).collect();
+    if let Err(e) = cuprum_testkit::compare_f32(&got, &want, &scale, 1e-6) {
+        panic!("{e}");
+    }
+    Ok(())
+}

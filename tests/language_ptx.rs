@@ -28,6 +28,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         numbers::spread<u8>,
         const_generics::block_sum<256>,
         const_generics::chunk_sum<f32, 4>,
+        const_generics::dots,
     ]
 }
 

@@ -43,3 +43,26 @@ pub fn chunk_sum<T: gpu::Num, const PER: usize>(out: &mut [T], x: &[T]) {
         out[k] = acc;
     }
 }
+
+/// A device function generic over a type and a length, instantiated per call.
+#[device]
+pub fn dot<T: gpu::Num, const N: usize>(a: [T; N], b: [T; N]) -> T {
+    let mut acc = T::ZERO;
+    for j in 0..N {
+        acc += a[j] * b[j];
+    }
+    acc
+}
+
+/// Dot products of length 3 and 5 through one generic device function.
+#[kernel]
+pub fn dots(out: &mut [f32], x: &[f32]) {
+    const LONG: usize = 5;
+    let k = gpu::global_id_x();
+    if k < out.len() {
+        let v = x[k];
+        let short = dot::<f32, 3>([v, 1.0, 2.0], [2.0, v, 0.5]);
+        let long = dot::<f32, LONG>([v; LONG], [1.0, 2.0, 3.0, 4.0, 5.0]);
+        out[k] = short + long;
+    }
+}

@@ -67,10 +67,48 @@ pub(super) fn generic_bound_error(
     None
 }
 
+/// The const generic parameters of a device function and their (integer) types.
+fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Const(c) => {
+                let text = c.ty.to_token_stream().to_string();
+                Some((
+                    c.ident.to_string(),
+                    Scalar::from_name(&text).unwrap_or(Scalar::Usize),
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// How to size shared memory at launch.
 const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes";
 
 impl Checker<'_> {
+    /// The value of a const generic argument (`4`, `N`, `{ N * 2 }`) of type `s`.
+    fn const_generic_arg(&mut self, g: &syn::GenericArgument, s: Scalar) -> Option<i128> {
+        let e = match g {
+            syn::GenericArgument::Const(e) => e.clone(),
+            // A constant's name parses as a type.
+            syn::GenericArgument::Type(syn::Type::Path(tp)) if tp.qself.is_none() => {
+                syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: tp.path.clone(),
+                })
+            }
+            other => {
+                self.error(other, "this generic argument is a constant: write a number, like `4`, or a constant's name");
+                return None;
+            }
+        };
+        self.const_scalar(&e, s, "const generic arguments")
+    }
+
     /// `f(args)`.
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
@@ -149,18 +187,54 @@ impl Checker<'_> {
             })
             .collect();
         let mut bound: Vec<Option<Scalar>> = vec![None; generic_names.len()];
+        let const_params = const_generic_params(sig);
+        let mut const_values: Vec<Option<i128>> = vec![None; const_params.len()];
         if let Some(syn::PathArguments::AngleBracketed(a)) =
             p.path.segments.last().map(|s| &s.arguments)
         {
+            let (mut types_seen, mut consts_seen) = (0, 0);
+            let order: Vec<bool> = sig
+                .generics
+                .params
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericParam::Type(_) => Some(true),
+                    syn::GenericParam::Const(_) => Some(false),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
             for (k, g) in a.args.iter().enumerate() {
-                match g {
-                    syn::GenericArgument::Type(t) if k < bound.len() => {
-                        bound[k] = self.scalar_type(t)
+                match (order.get(k), g) {
+                    (Some(true), syn::GenericArgument::Type(t)) => {
+                        bound[types_seen] = self.scalar_type(t);
+                        types_seen += 1;
                     }
-                    other => self.error(
+                    (Some(false), _) => {
+                        let (_, s) = &const_params[consts_seen];
+                        const_values[consts_seen] = self.const_generic_arg(g, *s);
+                        if const_values[consts_seen].is_none() {
+                            // Reported at the argument.
+                            return error_expr(span);
+                        }
+                        consts_seen += 1;
+                    }
+                    (_, other) => self.error(
                         other,
-                        format!("`{name}` takes {} type argument(s)", generic_names.len()),
+                        format!("`{name}` takes {} generic argument(s)", order.len()),
                     ),
+                }
+            }
+        }
+        let mut consts = Vec::new();
+        for ((cname, s), v) in const_params.iter().zip(&const_values) {
+            match v {
+                Some(v) => consts.push((cname.clone(), *s, *v)),
+                None => {
+                    self.error(
+                        p,
+                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
+                    );
+                    return error_expr(span);
                 }
             }
         }
@@ -250,7 +324,7 @@ impl Checker<'_> {
             self.error(p, msg);
             return error_expr(span);
         }
-        let Some(fid) = self.instantiate(&dev, &generic_names, types, p) else {
+        let Some(fid) = self.instantiate(&dev, &generic_names, types, consts, p) else {
             return error_expr(span);
         };
         let Some(f) = &self.registry.functions[fid] else {
@@ -337,20 +411,24 @@ impl Checker<'_> {
         dev: &std::rc::Rc<DeviceFn>,
         names: &[String],
         types: Vec<Scalar>,
+        consts: Vec<(String, Scalar, i128)>,
         at: &syn::ExprPath,
     ) -> Option<usize> {
         let key = std::rc::Rc::as_ptr(dev);
-        if let Some((_, _, id)) = self
+        let values: Vec<i128> = consts.iter().map(|(_, _, v)| *v).collect();
+        if let Some((_, _, _, id)) = self
             .registry
             .instances
             .iter()
-            .find(|(p, t, _)| *p == key && *t == types)
+            .find(|(p, t, c, _)| *p == key && *t == types && *c == values)
         {
             return Some(*id);
         }
         let id = self.registry.functions.len();
         self.registry.functions.push(None);
-        self.registry.instances.push((key, types.clone(), id));
+        self.registry
+            .instances
+            .push((key, types.clone(), values, id));
         let errors_before = self.errors.len();
         let f = {
             let mut checker = Checker::new(
@@ -361,7 +439,7 @@ impl Checker<'_> {
                 self.checked,
             );
             checker.devices = dev.deps.clone();
-            checker.consts.module = dev.consts.clone();
+            checker.consts.module = dev.consts.with_params(&consts);
             checker.generics = names.iter().cloned().zip(types).collect();
             let ret = checker.return_type(&dev.item.sig.output);
             checker.function(&dev.item, ret)

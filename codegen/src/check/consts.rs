@@ -325,6 +325,26 @@ impl Checker<'_> {
         }
     }
 
+    /// An integer constant of type `s` (a const generic argument); reports and returns
+    /// `None` when `e` is not one.
+    pub(super) fn const_scalar(&mut self, e: &syn::Expr, s: Scalar, what: &str) -> Option<i128> {
+        let ty = Ty::Scalar(s);
+        let result = self
+            .eval(e, Some(&ty))
+            .and_then(|(ct, v)| fit(&ct, v, &ty, e));
+        match result {
+            Ok(CValue::Int(v)) => Some(v),
+            Ok(_) => None,
+            Err(Fail(at, msg)) => {
+                if !msg.is_empty() {
+                    let text = source::expr_text(e);
+                    self.error(at, format!("{what} must be constants, not `{text}`: {msg}"));
+                }
+                None
+            }
+        }
+    }
+
     /// Computes a constant expression; `want` is the type the context expects.
     fn eval(&mut self, e: &syn::Expr, want: Option<&Ty>) -> Eval {
         let want_scalar = want.and_then(Ty::as_scalar);

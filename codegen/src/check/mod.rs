@@ -156,7 +156,8 @@ pub fn check_device_in(
 pub(crate) struct Registry {
     /// By `FnId`; `None` while the function is being checked (a recursive call finds that).
     functions: Vec<Option<Function>>,
-    instances: Vec<(*const DeviceFn, Vec<Scalar>, usize)>,
+    /// (function, type arguments, const arguments, its `FnId`)
+    instances: Vec<(*const DeviceFn, Vec<Scalar>, Vec<i128>, usize)>,
 }
 
 /// What a kernel's signature may not have: generics (without `instances`), `async`, a return

@@ -17,4 +17,14 @@ pub fn length<const N: usize>(out: &mut [f32], n: usize) {
     out[0] = a[0] + b[0];
 }
 
+#[device]
+fn first<const N: usize>(a: [f32; N]) -> f32 {
+    a[0]
+}
+
+#[kernel]
+pub fn device_args(out: &mut [f32], n: usize) {
+    out[0] = first::<n>([1.0, 2.0]);
+}
+
 fn main() {}
