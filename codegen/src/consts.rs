@@ -33,10 +33,45 @@ pub struct ModuleItem {
     /// What kind of item.
     pub kind: ItemKind,
     /// The declared type.
-    pub ty: syn::Type,
+    pub ty: Rc<syn::Type>,
     /// The value as written.
-    pub expr: syn::Expr,
+    pub expr: Rc<syn::Expr>,
 }
+
+/// Whether `e` nests at most `limit` expressions deep. Deeper ones are not copied or
+/// walked by the kernel compiler: that would run out of stack (a long `1 + 1 + ..` chain
+/// is deep); the walk here stops at the limit.
+pub(crate) fn shallow(e: &syn::Expr, limit: u32) -> bool {
+    struct Depth {
+        depth: u32,
+        limit: u32,
+        over: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Depth {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            if self.over {
+                return;
+            }
+            self.depth += 1;
+            if self.depth > self.limit {
+                self.over = true;
+            } else {
+                syn::visit::visit_expr(self, e);
+            }
+            self.depth -= 1;
+        }
+    }
+    let mut d = Depth {
+        depth: 0,
+        limit,
+        over: false,
+    };
+    syn::visit::Visit::visit_expr(&mut d, e);
+    !d.over
+}
+
+/// How deep a constant's expression may nest (the checker's own limit).
+pub(crate) const MAX_CONST_DEPTH: u32 = 256;
 
 /// The `const` and `static` items of one module, by name.
 #[derive(Clone, Debug, Default)]
@@ -50,11 +85,14 @@ impl ModuleItems {
         let mut out = Vec::new();
         for item in items {
             match item {
+                // Too deep to copy: left out (a use is then an unknown name).
+                syn::Item::Const(c) if !shallow(&c.expr, MAX_CONST_DEPTH) => {}
+                syn::Item::Static(s) if !shallow(&s.expr, MAX_CONST_DEPTH) => {}
                 syn::Item::Const(c) if c.generics.params.is_empty() => out.push(ModuleItem {
                     name: c.ident.to_string(),
                     kind: ItemKind::Const,
-                    ty: (*c.ty).clone(),
-                    expr: (*c.expr).clone(),
+                    ty: Rc::new((*c.ty).clone()),
+                    expr: Rc::new((*c.expr).clone()),
                 }),
                 syn::Item::Static(s) => out.push(ModuleItem {
                     name: s.ident.to_string(),
@@ -63,8 +101,8 @@ impl ModuleItems {
                     } else {
                         ItemKind::Static
                     },
-                    ty: (*s.ty).clone(),
-                    expr: (*s.expr).clone(),
+                    ty: Rc::new((*s.ty).clone()),
+                    expr: Rc::new((*s.expr).clone()),
                 }),
                 _ => {}
             }
@@ -90,8 +128,8 @@ impl ModuleItems {
                 ModuleItem {
                     name: name.clone(),
                     kind: ItemKind::Param,
-                    ty: syn::parse_quote!(#ty),
-                    expr,
+                    ty: Rc::new(syn::parse_quote!(#ty)),
+                    expr: Rc::new(expr),
                 }
             })
             .collect();
@@ -141,7 +179,15 @@ impl ModuleItems {
 /// several functions of that name in one file. Empty when the file does not parse or the
 /// function is not found (a function made by a macro, say).
 pub fn module_items(source: &str, name: &str, attr: &str, line: Option<usize>) -> ModuleItems {
-    let Ok(file) = syn::parse_file(source) else {
+    // The file is the user's, not the kernel: only what the kernel compiler can walk
+    // without running out of stack is searched (rustc parsed it already).
+    let Ok(tokens) = source.parse::<TokenStream>() else {
+        return ModuleItems::default();
+    };
+    if crate::check::check_nesting(&tokens).is_err() {
+        return ModuleItems::default();
+    }
+    let Ok(file) = syn::parse2::<syn::File>(tokens) else {
         return ModuleItems::default();
     };
     let mut found: Vec<&[syn::Item]> = Vec::new();

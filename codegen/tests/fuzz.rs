@@ -61,6 +61,8 @@ const CORPUS: &[&str] = &[
     // A generic kernel: compiled for the instance types in `generics_for`.
     CORPUS_GENERIC,
     "fn bits<T: gpu::Int>(o: &mut [T], a: T) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a.rotate_left(1) ^ T::MAX ^ twice(o[i]); gpu::atomic_add(&mut o[0], a); } }",
+    // Body constants: values, lengths, tables, constant expressions.
+    "fn consts(o: &mut [f32], x: &[f32]) { const N: usize = 4; const M: usize = N * 2 + 1; const T: [f32; N] = [0.5, -1.0, 2.0, 0.25]; static W: [[u32; 2]; 2] = [[1, 2], [3, 4]]; let s = gpu::shared_array::<f32, { M * 8 }>(); let mut a = [0.0f32; M]; let i = gpu::global_id_x(); if i < o.len() { a[i % M] = x[i] * T[i % N] + W[i % 2][1] as f32 + (-(1 << 3) as f32); s[i % 72] = a[0]; o[i] = a[i % M] + s[0] + f32::MAX.min(1.0e3); } }",
 ];
 
 /// The `#[device]` functions the corpus calls, by call path; mutated by

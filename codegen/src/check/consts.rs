@@ -7,6 +7,8 @@
 //! array constant or a `static` table becomes a hidden read-only local that the lowering
 //! places in constant memory (`Function::constants`) and the simulator binds once.
 
+use std::rc::Rc;
+
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
@@ -42,8 +44,8 @@ struct BodyItem {
     id: usize,
     name: String,
     kind: ItemKind,
-    ty: syn::Type,
-    expr: syn::Expr,
+    ty: Rc<syn::Type>,
+    expr: Rc<syn::Expr>,
 }
 
 /// The type of a value being computed: known, or that of an unsuffixed literal.
@@ -89,7 +91,7 @@ pub(crate) struct ConstState {
 
 impl ConstState {
     /// The item `name` resolves to: the innermost block's first, then the module's.
-    fn find(&self, name: &str) -> Option<(Key, ItemKind, syn::Type, syn::Expr)> {
+    fn find(&self, name: &str) -> Option<(Key, ItemKind, Rc<syn::Type>, Rc<syn::Expr>)> {
         for scope in self.body.iter().rev() {
             if let Some(b) = scope.iter().find(|b| b.name == name) {
                 return Some((Key::Body(b.id), b.kind, b.ty.clone(), b.expr.clone()));
@@ -124,13 +126,32 @@ impl Checker<'_> {
                 }
                 _ => continue,
             };
+            if !crate::consts::shallow(expr, crate::consts::MAX_CONST_DEPTH) {
+                self.error(
+                    name,
+                    format!("the value of `{name}` nests more than {} levels deep, more than Cuprum's compiler handles; split it into several constants", crate::consts::MAX_CONST_DEPTH),
+                );
+                // Its uses are not reported again.
+                self.consts.next_body_id += 1;
+                items.push(BodyItem {
+                    id: self.consts.next_body_id,
+                    name: name.to_string(),
+                    kind,
+                    ty: Rc::new(ty.clone()),
+                    expr: Rc::new(syn::Expr::Verbatim(TokenStream::new())),
+                });
+                self.consts
+                    .cache
+                    .push((Key::Body(self.consts.next_body_id), None));
+                continue;
+            }
             self.consts.next_body_id += 1;
             items.push(BodyItem {
                 id: self.consts.next_body_id,
                 name: name.to_string(),
                 kind,
-                ty: ty.clone(),
-                expr: expr.clone(),
+                ty: Rc::new(ty.clone()),
+                expr: Rc::new(expr.clone()),
             });
         }
         self.consts.body.push(items);
@@ -257,7 +278,9 @@ impl Checker<'_> {
                 Some((t, v))
             }
             Err(Fail(at, msg)) => {
-                if module {
+                if msg.is_empty() {
+                    // Reported where it went wrong (a cycle, nesting too deep).
+                } else if module {
                     let text = source::type_text(&ty);
                     self.error(
                         used,
@@ -347,6 +370,16 @@ impl Checker<'_> {
 
     /// Computes a constant expression; `want` is the type the context expects.
     fn eval(&mut self, e: &syn::Expr, want: Option<&Ty>) -> Eval {
+        if !self.enter(e) {
+            // Reported by `enter`.
+            return Err(Fail(TokenStream::new(), String::new()));
+        }
+        let v = self.eval_here(e, want);
+        self.depth -= 1;
+        v
+    }
+
+    fn eval_here(&mut self, e: &syn::Expr, want: Option<&Ty>) -> Eval {
         let want_scalar = want.and_then(Ty::as_scalar);
         match e {
             syn::Expr::Paren(p) => self.eval(&p.expr, want),
@@ -368,7 +401,8 @@ impl Checker<'_> {
                                 return Err(not_const(e, &format!("cannot negate an unsigned `{}`", s.name())));
                             }
                         }
-                        Ok((t.clone(), check_range(&t, -x, e)?))
+                        let neg = x.checked_neg().ok_or_else(|| not_const(e, "it overflows"))?;
+                        Ok((t.clone(), check_range(&t, neg, e)?))
                     }
                     (syn::UnOp::Neg(_), CValue::Float(x)) => Ok((t, CValue::Float(-x))),
                     (syn::UnOp::Not(_), CValue::Bool(b)) => Ok((t, CValue::Bool(!b))),
