@@ -183,7 +183,7 @@ fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> Tok
 /// A generic parameter of a kernel: a type, or a constant of an integer type.
 enum Generic {
     Type(syn::Ident),
-    Const(syn::Ident, syn::Type),
+    Const(syn::Ident, Box<syn::Type>),
 }
 
 impl Generic {
@@ -211,7 +211,9 @@ fn kernel_generics(func: &syn::ItemFn) -> Vec<Generic> {
         .iter()
         .filter_map(|g| match g {
             syn::GenericParam::Type(t) => Some(Generic::Type(t.ident.clone())),
-            syn::GenericParam::Const(c) => Some(Generic::Const(c.ident.clone(), c.ty.clone())),
+            syn::GenericParam::Const(c) => {
+                Some(Generic::Const(c.ident.clone(), Box::new(c.ty.clone())))
+            }
             syn::GenericParam::Lifetime(_) => None,
         })
         .collect()
