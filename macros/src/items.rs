@@ -7,6 +7,10 @@ use cuprum_codegen::consts::{module_items, ModuleItems};
 /// file is `Span::local_file()` of the name, the module is found by parsing it. Empty where
 /// there is no file on disk (a function made by another macro, say).
 pub fn of(ident: &syn::Ident, attr: &str) -> ModuleItems {
+    // Outside a macro expansion (the macro crate's own unit tests) there is no file.
+    if !proc_macro::is_available() {
+        return ModuleItems::default();
+    }
     let span = ident.span().unwrap();
     let Some(path) = span.local_file() else {
         return ModuleItems::default();
