@@ -23,6 +23,9 @@ pub enum ItemKind {
     StaticMut,
     /// A const generic parameter of a kernel instance (`const BLOCK: usize`, here 256).
     Param,
+    /// Defined more than once in the module (under different `#[cfg]`s): which one
+    /// applies is rustc's to know, not the kernel compiler's.
+    Ambiguous,
 }
 
 /// One `const` or `static` item.
@@ -107,8 +110,15 @@ impl ModuleItems {
                 _ => {}
             }
         }
+        let mut unique: Vec<ModuleItem> = Vec::new();
+        for item in out {
+            match unique.iter_mut().find(|u| u.name == item.name) {
+                Some(u) => u.kind = ItemKind::Ambiguous,
+                None => unique.push(item),
+            }
+        }
         ModuleItems {
-            items: Rc::new(out),
+            items: Rc::new(unique),
         }
     }
 
@@ -165,7 +175,7 @@ impl ModuleItems {
                 ItemKind::Const => quote::quote!(const #name: #ty = #expr;),
                 ItemKind::Static => quote::quote!(static #name: #ty = #expr;),
                 ItemKind::StaticMut => quote::quote!(static mut #name: #ty = #expr;),
-                ItemKind::Param => continue,
+                ItemKind::Param | ItemKind::Ambiguous => continue,
             };
             item.to_tokens(&mut out);
         }

@@ -113,3 +113,15 @@ fn locals_shadow_constants_and_body_constants_shadow_module_ones() {
     .unwrap_err();
     assert!(e.len() == 1 && e[0].contains("length is 3"), "{e:?}");
 }
+
+#[test]
+fn a_constant_defined_under_two_cfgs_is_one_error() {
+    let m = "#[cfg(feature = \"wide\")] const N: usize = 8; #[cfg(not(feature = \"wide\"))] const N: usize = 4;";
+    let e = used(
+        m,
+        "fn k(o: &mut [f32]) { let a = [1.0f32; N]; o[0] = a[0] + N as f32; }",
+    )
+    .unwrap_err();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("defined more than once"), "{e:?}");
+}

@@ -155,7 +155,7 @@ fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> Tok
         }
         seen.push(name);
         let ident = format_ident!("{}", name, span = value.span);
-        let message = format!("Cuprum computed another value for `{name}`: please report it");
+        let message = format!("the kernel compiler read another value for `{name}` from this file than rustc computed (is it made by a macro?): define it as a plain `const` next to the kernel");
         checks.push(match (&value.kind, &value.ty) {
             (ExprKind::Int(v), Ty::Scalar(s)) => {
                 let lit = proc_macro2::Literal::i128_unsuffixed(*v);

@@ -195,6 +195,13 @@ impl Checker<'_> {
             )));
         }
         let (key, kind, _, _) = self.consts.find(&name)?;
+        if kind == ItemKind::Ambiguous {
+            if !self.consts.cache.iter().any(|(k, _)| *k == key) {
+                self.error(ident, format!("`{name}` is defined more than once in this module (under different `#[cfg]`s, say), and the kernel compiler cannot tell which definition applies: define it once, or give the variants different names"));
+                self.consts.cache.push((key, None));
+            }
+            return Some(ConstUse::Failed);
+        }
         if kind == ItemKind::StaticMut {
             if !declaration || matches!(key, Key::Body(_)) {
                 self.error(ident, format!("`static mut {name}` cannot be used in kernels: every thread would race on it; pass the value as a parameter, or a `&mut [T]` to write to"));
@@ -518,6 +525,11 @@ impl Checker<'_> {
                 ));
             }
             if let Some((_, kind, ..)) = self.consts.find(&name) {
+                if kind == ItemKind::Ambiguous {
+                    // Reported once, by `named_const`.
+                    let _ = self.named_const(ident, false);
+                    return Err(Fail(p.to_token_stream(), String::new()));
+                }
                 if kind == ItemKind::StaticMut {
                     return Err(not_const(
                         p,
