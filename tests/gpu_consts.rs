@@ -159,6 +159,27 @@ fn local_arrays_of_arrays() -> cuprum::Result<()> {
 }
 
 #[test]
+fn constant_table_copied_into_a_local() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 999;
+    let mut r = fastrand::Rng::new();
+    let x: Vec<u32> = (0..n).map(|_| r.u32(0..1 << 20)).collect();
+    let dx = stream.to_device(&x)?;
+    let mut out = stream.to_device(&vec![u32::MAX; n])?;
+    launch!(copy_table<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+    let want: Vec<u32> = x
+        .iter()
+        .map(|&v| {
+            let mut t = [0u32, 1, 4, 9, 16, 25];
+            t[(v % 6) as usize] += v;
+            t[(v / 6 % 6) as usize]
+        })
+        .collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    Ok(())
+}
+
+#[test]
 fn body_constants() -> cuprum::Result<()> {
     let stream = device()?.default_stream();
     let n = 1500;

@@ -24,6 +24,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::weighted,
         consts::via_device,
         consts::pairs,
+        consts::copy_table,
         numbers::spread<f32>,
         numbers::spread<u8>,
         const_generics::block_sum<256>,

@@ -150,3 +150,14 @@ pub fn pairs(out: &mut [f32], x: &[f32]) {
         out[k] = m[pick][0] - m[(pick + 1) % ROWS][1];
     }
 }
+
+/// A constant table copied into a local array that the kernel then changes.
+#[kernel]
+pub fn copy_table(out: &mut [u32], x: &[u32]) {
+    let k = gpu::global_id_x();
+    if k < out.len() {
+        let mut t = SQUARES;
+        t[(x[k] % 6) as usize] += x[k];
+        out[k] = t[(x[k] / 6 % 6) as usize];
+    }
+}
