@@ -83,14 +83,14 @@ pub fn reference(img: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
     for (r, row) in img.chunks(width).enumerate() {
         for x in 0..width {
             let (mut acc, mut mag) = (0.0f32, 0.0f32);
-            for k in 0..TAPS {
+            for (k, w) in FILTER.iter().enumerate() {
                 let v = (x + k)
                     .checked_sub(RADIUS)
                     .and_then(|i| row.get(i))
                     .copied()
                     .unwrap_or(0.0);
-                acc += FILTER[k] * v;
-                mag += (FILTER[k] * v).abs();
+                acc += w * v;
+                mag += (w * v).abs();
             }
             want[r * width + x] = acc;
             scale[r * width + x] = mag;
