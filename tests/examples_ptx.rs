@@ -27,7 +27,6 @@ examples! {
     softmax = "../examples/softmax.rs": softmax;
     jacobi = "../examples/jacobi.rs": jacobi;
     black_scholes = "../examples/black_scholes.rs": black_scholes;
-    convolution = "../examples/convolution.rs": convolve_rows;
 }
 
 /// An example's `run`: its verdict on a device.
@@ -47,7 +46,6 @@ fn every_example_runs_on_the_simulator() {
         ("softmax", softmax::run),
         ("jacobi", jacobi::run),
         ("black_scholes", black_scholes::run),
-        ("convolution", convolution::run),
     ];
     for (name, run) in runs {
         match run(&dev) {

@@ -5,6 +5,11 @@
 mod const_generics;
 #[path = "kernels/consts.rs"]
 mod consts;
+// The example that shows constants: snapshotted here rather than in `examples_ptx`, where
+// adding it made clippy-driver 1.95 crash (SIGSEGV, not in rustc) on every run.
+#[allow(dead_code)]
+#[path = "../examples/convolution.rs"]
+mod convolution;
 #[path = "kernels/numbers.rs"]
 mod numbers;
 
@@ -25,6 +30,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::via_device,
         consts::pairs,
         consts::copy_table,
+        convolution::convolve_rows,
         numbers::spread<f32>,
         numbers::spread<u8>,
         const_generics::block_sum<256>,
@@ -75,4 +81,14 @@ fn tables_live_in_constant_memory() {
     }
     // Read at constant indices, the table folds into the code.
     assert!(!consts::smooth::PTX.contains(".local"));
+}
+
+/// The `convolution` example (module constants, a `static` filter) on the simulator.
+#[test]
+fn convolution_example_runs_on_the_simulator() {
+    match convolution::run(&cuprum::Device::simulator()) {
+        Ok(Ok(summary)) => eprintln!("convolution: {summary}"),
+        Ok(Err(wrong)) => panic!("convolution: wrong result: {wrong}"),
+        Err(e) => panic!("convolution: {e}"),
+    }
 }
