@@ -24,6 +24,8 @@ pub struct DeviceFn {
     pub item: syn::ItemFn,
     /// What its call paths resolve to.
     pub deps: DeviceTable,
+    /// The `const` and `static` items of its module.
+    pub consts: crate::consts::ModuleItems,
 }
 
 /// Call paths → device functions.
@@ -154,6 +156,9 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
                 }
             }
         }
+        // A nested item (a body `const`, say) is not the function's code: its calls are
+        // the checker's to report.
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     let generics: Vec<String> = item
         .sig
@@ -198,8 +203,18 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
 
 /// Encodes a bundle: the function's tokens and, for each of its call paths, its bundle.
 pub fn encode_bundle(item: &TokenStream, deps: &[(TokenStream, TokenStream)]) -> TokenStream {
+    encode_bundle_with_items(item, deps, &TokenStream::new())
+}
+
+/// Encodes a bundle that also carries the `const` and `static` items of the function's
+/// module (`items`, as source), which its body may name.
+pub fn encode_bundle_with_items(
+    item: &TokenStream,
+    deps: &[(TokenStream, TokenStream)],
+    items: &TokenStream,
+) -> TokenStream {
     let deps = deps.iter().map(|(path, bundle)| quote!((#path) #bundle));
-    quote!({ { #item } [ #(#deps)* ] })
+    quote!({ { #item } [ #(#deps)* ] { #items } })
 }
 
 fn group(t: Option<&TokenTree>, d: Delimiter) -> Option<&Group> {
@@ -229,7 +244,14 @@ pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
         let path: syn::Path = syn::parse2(path.stream())?;
         deps.insert(&path_key(&path), decode_bundle(b)?);
     }
-    Ok(DeviceFn { item, deps })
+    let consts = match group(inner.get(2), Delimiter::Brace) {
+        Some(g) => {
+            let file: syn::File = syn::parse2(g.stream())?;
+            crate::consts::ModuleItems::from_items(&file.items)
+        }
+        None => crate::consts::ModuleItems::default(),
+    };
+    Ok(DeviceFn { item, deps, consts })
 }
 
 #[cfg(test)]

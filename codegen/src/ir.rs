@@ -29,6 +29,9 @@ pub struct Program {
     pub sites: Vec<CheckSite>,
     /// Shared-memory allocations, one per `shared_array` call site.
     pub shared: Vec<SharedAlloc>,
+    /// The `const` and `static` items of the kernel's module that the kernel names, with
+    /// the values they were given (so that the macro can let rustc confirm them).
+    pub items_used: Vec<(String, Expr)>,
 }
 
 impl Program {
@@ -75,6 +78,10 @@ pub struct Function {
     pub loop_count: usize,
     /// Where it is defined (its name), for the PTX's line information.
     pub span: Span,
+    /// Hidden read-only locals holding `const` arrays and `static` tables, with their values
+    /// (literals): the lowering places them in constant memory, the simulator binds them
+    /// when the function starts.
+    pub constants: Vec<(LocalId, Expr)>,
 }
 
 /// A local variable or parameter.

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod consts;
 pub mod device;
 pub mod emit;
 pub mod format;
@@ -67,6 +68,8 @@ pub struct KernelSource<'a> {
     pub item: &'a syn::ItemFn,
     /// Its device functions.
     pub devices: device::DeviceTable,
+    /// The `const` and `static` items of its module (see [`consts`]).
+    pub consts: consts::ModuleItems,
     /// Generic parameters and their types in this instance (empty for a plain kernel).
     pub generics: Vec<(String, ty::Scalar)>,
     /// The PTX entry name, from the unraw'd ident (`scale_f32` for an instance of `scale`;
@@ -80,6 +83,7 @@ impl<'a> KernelSource<'a> {
         KernelSource {
             item,
             devices: device::DeviceTable::default(),
+            consts: consts::ModuleItems::default(),
             generics: Vec::new(),
             entry: syn::ext::IdentExt::unraw(&item.sig.ident).to_string(),
         }
@@ -102,7 +106,13 @@ pub fn compile(
     default_target: &Target,
 ) -> Result<CompiledKernel, syn::Error> {
     let item = source.item;
-    let program = check::check_kernel(item, options, &source.devices, &source.generics)?;
+    let program = check::check_kernel_in(
+        item,
+        options,
+        &source.devices,
+        &source.generics,
+        &source.consts,
+    )?;
     if let Err(e) = verify::verify_program(&program) {
         return Err(internal_error(&item.sig.ident, &e));
     }

@@ -19,9 +19,9 @@ pub struct KernelOptions {
     pub min_blocks: Option<u32>,
     /// `target = "sm_90"`: overrides the default target.
     pub target: Option<Target>,
-    /// `instances(f32, f64)` (or `instances((f32, u32), ..)` for several type parameters):
-    /// the types a generic kernel is compiled for.
-    pub instances: Vec<Vec<Scalar>>,
+    /// `instances(f32, f64)`, `instances(128, 256)` (or `instances((f32, 128), ..)` for
+    /// several generic parameters): what a generic kernel is compiled for.
+    pub instances: Vec<Vec<InstanceArg>>,
     /// Compile `debug_assert*!` (not an attribute: the macro compiles a kernel that has them
     /// twice, and the user's crate picks one with `cfg!(debug_assertions)`).
     pub debug_assertions: bool,
@@ -31,6 +31,26 @@ pub struct KernelOptions {
     /// Mistakes that leave the options usable (an instance listed twice), reported with the
     /// kernel's own errors so that nothing else is reported because of them.
     pub repeated: Vec<syn::Error>,
+}
+
+/// One argument of a kernel instance, for a type or a const generic parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceArg {
+    /// A type, `f32`.
+    Type(Scalar),
+    /// A constant, `256`.
+    Const(i128),
+}
+
+impl InstanceArg {
+    /// How it is written in Rust (`f32`, `256`), which is also its part of an entry name
+    /// (`-1` is `m1` there).
+    pub fn text(self) -> String {
+        match self {
+            InstanceArg::Type(s) => s.name().to_string(),
+            InstanceArg::Const(v) => v.to_string(),
+        }
+    }
 }
 
 impl Default for KernelOptions {
@@ -114,25 +134,28 @@ impl KernelOptions {
                     let content;
                     syn::parenthesized!(content in meta.input);
                     let types =
-                        syn::punctuated::Punctuated::<syn::Type, syn::Token![,]>::parse_terminated(
+                        syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated(
                             &content,
                         )?;
                     for t in types {
-                        let parts: Vec<syn::Type> = match &t {
-                            syn::Type::Tuple(tt) => tt.elems.iter().cloned().collect(),
+                        let parts: Vec<syn::Expr> = match &t {
+                            syn::Expr::Tuple(tt) => tt.elems.iter().cloned().collect(),
+                            syn::Expr::Paren(p) => vec![(*p.expr).clone()],
                             other => vec![other.clone()],
                         };
                         let mut instance = Vec::new();
                         for p in &parts {
-                            let name = quote::ToTokens::to_token_stream(p).to_string();
-                            match Scalar::from_name(&name).filter(|s| *s != Scalar::Bool) {
-                                Some(s) => instance.push(s),
-                                None => push(syn::Error::new_spanned(p, format!("instances are kernel scalar types (`f32`, `i32`, ..), not `{name}`"))),
+                            match instance_arg(p) {
+                                Some(a) => instance.push(a),
+                                None => {
+                                    let name = quote::ToTokens::to_token_stream(p).to_string();
+                                    push(syn::Error::new_spanned(p, format!("instances are kernel scalar types (`f32`, `i32`, ..) and integer constants (`256`), not `{name}`")))
+                                }
                             }
                         }
                         if instance.len() == parts.len() {
                             if options.instances.contains(&instance) {
-                                let text = crate::check::type_text(&t);
+                                let text = quote::ToTokens::to_token_stream(&t).to_string().replace(' ', "");
                                 options.repeated.push(syn::Error::new_spanned(&t, format!("`{text}` is listed twice in `instances(..)`: each instance is one PTX entry; remove one")));
                             } else {
                                 options.instances.push(instance);
@@ -226,10 +249,52 @@ fn option_value(
     Ok(None)
 }
 
+/// An instance argument: a scalar type's name or an integer literal (possibly negative).
+fn instance_arg(e: &syn::Expr) -> Option<InstanceArg> {
+    match e {
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            let name = p.path.get_ident()?.to_string();
+            Scalar::from_name(&name)
+                .filter(|s| *s != Scalar::Bool)
+                .map(InstanceArg::Type)
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) if i.suffix().is_empty() => i.base10_parse().ok().map(InstanceArg::Const),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => match instance_arg(expr)? {
+            InstanceArg::Const(v) => Some(InstanceArg::Const(-v)),
+            InstanceArg::Type(_) => None,
+        },
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use quote::quote;
+
+    #[test]
+    fn instances_of_types_and_constants() {
+        let o = KernelOptions::parse(quote::quote!(instances(128, (f32, -2), (u32, f64)))).unwrap();
+        assert_eq!(
+            o.instances,
+            vec![
+                vec![InstanceArg::Const(128)],
+                vec![InstanceArg::Type(Scalar::F32), InstanceArg::Const(-2)],
+                vec![
+                    InstanceArg::Type(Scalar::U32),
+                    InstanceArg::Type(Scalar::F64)
+                ],
+            ]
+        );
+        assert!(KernelOptions::parse(quote::quote!(instances(1.5))).is_err());
+    }
 
     #[test]
     fn parses_every_option() {

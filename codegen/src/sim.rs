@@ -111,7 +111,7 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
         .map(|(i, f)| {
             e.f = f;
             let params = e.params();
-            let body = e.block(&f.body);
+            let body = e.function_body();
             let ret = sim_type(&f.ret);
             let fname = device_fn_name(i);
             quote! {
@@ -123,7 +123,7 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
         .collect();
     e.f = &program.kernel;
     let params = e.params();
-    let body = e.block(&program.kernel.body);
+    let body = e.function_body();
     let locs = &e.locs;
     let count = locs.len();
     quote! {
@@ -284,6 +284,24 @@ impl Emitter<'_> {
         self.locs
             .push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { #at }));
         quote!(&__CUPRUM_LOCS[#k])
+    }
+
+    /// The current function's body, after its tables (`Function::constants`, as `static`s:
+    /// made once, not per thread).
+    fn function_body(&mut self) -> TokenStream {
+        let f = self.f;
+        let tables: Vec<TokenStream> = f
+            .constants
+            .iter()
+            .map(|(id, init)| {
+                let n = local_name(*id);
+                let ty = sim_type(&init.ty);
+                let v = self.expr(init);
+                quote!(#[allow(non_upper_case_globals)] static #n: #ty = #v;)
+            })
+            .collect();
+        let body = self.block(&f.body);
+        quote!({ #(#tables)* #body })
     }
 
     fn block(&mut self, b: &Block) -> TokenStream {

@@ -63,6 +63,8 @@ const CORPUS: &[&str] = &[
     // A generic kernel: compiled for the instance types in `generics_for`.
     CORPUS_GENERIC,
     "fn bits<T: gpu::Int>(o: &mut [T], a: T) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a.rotate_left(1) ^ T::MAX ^ twice(o[i]); gpu::atomic_add(&mut o[0], a); } }",
+    // Body constants: values, lengths, tables, constant expressions.
+    "fn consts(o: &mut [f32], x: &[f32]) { const N: usize = 4; const M: usize = N * 2 + 1; const T: [f32; N] = [0.5, -1.0, 2.0, 0.25]; static W: [[u32; 2]; 2] = [[1, 2], [3, 4]]; let s = gpu::shared_array::<f32, { M * 8 }>(); let mut a = [0.0f32; M]; let i = gpu::global_id_x(); if i < o.len() { a[i % M] = x[i] * T[i % N] + W[i % 2][1] as f32 + (-(1 << 3) as f32); s[i % 72] = a[0]; o[i] = a[i % M] + s[0] + f32::MAX.min(1.0e3); } }",
 ];
 
 /// The `#[device]` functions the corpus calls, by call path; mutated by
@@ -90,6 +92,7 @@ fn device_table(replace: Option<(usize, &syn::ItemFn)>) -> DeviceTable {
         DeviceFn {
             item: parse(0),
             deps: DeviceTable::default(),
+            consts: Default::default(),
         },
     );
     let mut table = DeviceTable::default();
@@ -106,6 +109,7 @@ fn device_table(replace: Option<(usize, &syn::ItemFn)>) -> DeviceTable {
             DeviceFn {
                 item: parse(k),
                 deps,
+                consts: Default::default(),
             },
         );
     }
@@ -527,11 +531,15 @@ fn compile_with_devices(
     let generics = generics_for(&item, pick);
     let mut options = options.clone();
     if !generics.is_empty() {
-        options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+        options.instances = vec![generics
+            .iter()
+            .map(|(_, s)| cuprum_codegen::options::InstanceArg::Type(*s))
+            .collect()];
     }
     let source = KernelSource {
         item: &item,
         devices: devices.clone(),
+        consts: Default::default(),
         entry: std::iter::once(syn::ext::IdentExt::unraw(&item.sig.ident).to_string())
             .chain(generics.iter().map(|(_, s)| s.name().to_string()))
             .collect::<Vec<_>>()
@@ -1177,11 +1185,15 @@ fn corpus_compiles() {
             let generics = generics_for(&item, pick);
             let mut options = KernelOptions::default();
             if !generics.is_empty() {
-                options.instances = vec![generics.iter().map(|(_, s)| *s).collect()];
+                options.instances = vec![generics
+                    .iter()
+                    .map(|(_, s)| cuprum_codegen::options::InstanceArg::Type(*s))
+                    .collect()];
             }
             let source = KernelSource {
                 item: &item,
                 devices: devices.clone(),
+                consts: Default::default(),
                 generics,
                 entry: item.sig.ident.to_string(),
             };

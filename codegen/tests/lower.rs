@@ -180,6 +180,7 @@ fn device_functions_ending_in_return_lower_to_valid_ir() {
             DeviceFn {
                 item: syn::parse_str(&format!("fn f(v: f32) -> f32 {body}")).unwrap(),
                 deps: DeviceTable::default(),
+                consts: Default::default(),
             },
         );
         let item = common::parse(
@@ -188,6 +189,7 @@ fn device_functions_ending_in_return_lower_to_valid_ir() {
         let source = cuprum_codegen::KernelSource {
             item: &item,
             devices,
+            consts: Default::default(),
             generics: Vec::new(),
             entry: "k".into(),
         };

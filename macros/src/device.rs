@@ -1,7 +1,7 @@
 //! `#[device]`: the function stays an ordinary Rust function (callable from host code), and a
 //! `macro_rules!` named like it carries its source to the kernels that call it.
 
-use cuprum_codegen::device::{device_calls, encode_bundle, DeviceTable};
+use cuprum_codegen::device::{device_calls, encode_bundle_with_items, DeviceTable};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 
@@ -66,8 +66,11 @@ pub fn finish(
 ) -> TokenStream {
     let name = &func.sig.ident;
     let mut errors = TokenStream::new();
+    let consts = crate::items::of(name, "device");
     if func.sig.generics.params.is_empty() {
-        if let Err(e) = guard::run(name, || cuprum_codegen::check::check_device(func, &table)) {
+        if let Err(e) = guard::run(name, || {
+            cuprum_codegen::check::check_device_in(func, &table, &consts)
+        }) {
             errors = e.to_compile_error();
         }
     }
@@ -80,7 +83,7 @@ pub fn finish(
             })
             .collect()
     };
-    let bundle = encode_bundle(&item, &deps);
+    let bundle = encode_bundle_with_items(&item, &deps, &consts.to_tokens());
     let mac = format_ident!("__cuprum_device_{}", name);
     quote! {
         #errors

@@ -2,6 +2,7 @@
 //! PTX and its typed `launch` (one `impl` per instance of a generic kernel).
 
 use cuprum_codegen::device::{device_calls, DeviceTable};
+use cuprum_codegen::options::InstanceArg;
 use cuprum_codegen::ty::Scalar;
 use cuprum_codegen::{compile, CompiledKernel, KernelOptions, KernelSource, Target};
 use proc_macro2::TokenStream;
@@ -72,17 +73,8 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
             Target::default_target()
         }
     };
-    let generic_names: Vec<String> = func
-        .sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|g| match g {
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            _ => None,
-        })
-        .collect();
-    let instances: Vec<Vec<Scalar>> = if generic_names.is_empty() {
+    let generics = kernel_generics(func);
+    let instances: Vec<Vec<InstanceArg>> = if generics.is_empty() {
         vec![Vec::new()]
     } else if options.instances.is_empty() {
         // The checker reports the missing `instances(..)`.
@@ -90,27 +82,32 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     } else {
         options.instances.clone()
     };
+    let consts = crate::items::of(&func.sig.ident, "kernel");
     let mut compiled = Vec::new();
-    for types in &instances {
-        if !types.is_empty() && types.len() != generic_names.len() {
+    for args in &instances {
+        if !args.is_empty() && args.len() != generics.len() {
             errors.push(syn::Error::new_spanned(
                 &func.sig.generics,
                 format!(
-                    "each instance needs {} type(s), one per generic parameter",
-                    generic_names.len()
+                    "each instance needs {} argument(s), one per generic parameter",
+                    generics.len()
                 ),
             ));
             continue;
         }
-        let entry = entry_name(&func.sig.ident, types);
+        let (types, params) = match bind_instance(&generics, args) {
+            Ok(bound) => bound,
+            Err(msg) => {
+                errors.push(syn::Error::new_spanned(&func.sig.generics, msg));
+                continue;
+            }
+        };
+        let entry = entry_name(&func.sig.ident, args);
         let source = KernelSource {
             item: func,
             devices: devices.clone(),
-            generics: generic_names
-                .iter()
-                .cloned()
-                .zip(types.iter().copied())
-                .collect(),
+            consts: consts.with_params(&params),
+            generics: types,
             entry,
         };
         let started = std::time::Instant::now();
@@ -128,10 +125,10 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
         });
         record_build_time(&source.entry, started.elapsed());
         match result {
-            Ok(k) => compiled.push((types.clone(), Some(k))),
+            Ok(k) => compiled.push((args.clone(), Some(k))),
             Err(e) => {
                 errors.push(e);
-                compiled.push((types.clone(), None));
+                compiled.push((args.clone(), None));
             }
         }
         if errors.len() > 8 {
@@ -139,8 +136,140 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
         }
     }
     let error_tokens: TokenStream = dedup(errors).iter().map(|e| e.to_compile_error()).collect();
-    let items = emit(func, &forwarded, &options, &generic_names, &compiled);
-    quote!(#error_tokens #items)
+    let items = emit(func, &forwarded, &options, &generics, &compiled);
+    let confirm = confirm_items(&compiled);
+    quote!(#error_tokens #items #confirm)
+}
+
+/// For each `const`/`static` of the module that a kernel uses, a compile-time assertion that
+/// rustc gives the scalar the value the kernel compiler computed (and, for every item, a use
+/// that rustc sees: the kernel's own use is invisible to it).
+fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> TokenStream {
+    use cuprum_codegen::ir::ExprKind;
+    use cuprum_codegen::ty::Ty;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut checks = Vec::new();
+    for (name, value) in compiled
+        .iter()
+        .filter_map(|(_, k)| k.as_ref())
+        .flat_map(|k| &k.program.items_used)
+    {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        let ident = format_ident!("{}", name, span = value.span);
+        let message = format!("the kernel compiler read another value for `{name}` from this file than rustc computed (is it made by a macro?): define it as a plain `const` next to the kernel");
+        checks.push(match (&value.kind, &value.ty) {
+            (ExprKind::Int(v), Ty::Scalar(s)) => {
+                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+                let t = format_ident!("{}", s.name());
+                quote!(::core::assert!(#ident == (#lit as #t), #message);)
+            }
+            (ExprKind::Bool(v), _) => quote!(::core::assert!(#ident == #v, #message);),
+            (ExprKind::Float(v), Ty::Scalar(s)) => {
+                let bits = if s.name() == "f32" {
+                    proc_macro2::Literal::u64_unsuffixed((*v as f32).to_bits() as u64)
+                } else {
+                    proc_macro2::Literal::u64_unsuffixed(v.to_bits())
+                };
+                quote!(::core::assert!(#ident.to_bits() as u64 == #bits, #message);)
+            }
+            _ => quote!(let _ = &#ident;),
+        });
+    }
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const _: () = { #(#checks)* };)
+}
+
+/// A generic parameter of a kernel: a type, or a constant of an integer type.
+enum Generic {
+    Type(syn::Ident),
+    Const(syn::Ident, Box<syn::Type>),
+}
+
+impl Generic {
+    /// As declared: `T`, `const BLOCK: usize`.
+    fn decl(&self) -> TokenStream {
+        match self {
+            Generic::Type(i) => quote!(#i),
+            Generic::Const(i, t) => quote!(const #i: #t),
+        }
+    }
+
+    /// As used: `T`, `BLOCK`.
+    fn ident(&self) -> &syn::Ident {
+        match self {
+            Generic::Type(i) | Generic::Const(i, _) => i,
+        }
+    }
+}
+
+/// The kernel's type and const generic parameters, in order (lifetimes have no instances).
+fn kernel_generics(func: &syn::ItemFn) -> Vec<Generic> {
+    func.sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(Generic::Type(t.ident.clone())),
+            syn::GenericParam::Const(c) => {
+                Some(Generic::Const(c.ident.clone(), Box::new(c.ty.clone())))
+            }
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
+
+/// The types of an instance's type parameters and the values of its const parameters, or
+/// why the instance does not fit the parameters.
+#[allow(clippy::type_complexity)]
+fn bind_instance(
+    generics: &[Generic],
+    args: &[InstanceArg],
+) -> Result<(Vec<(String, Scalar)>, Vec<(String, Scalar, i128)>), String> {
+    let (mut types, mut consts) = (Vec::new(), Vec::new());
+    for (g, a) in generics.iter().zip(args) {
+        let name = g.ident().to_string();
+        match (g, a) {
+            (Generic::Type(_), InstanceArg::Type(s)) => types.push((name, *s)),
+            (Generic::Const(_, t), InstanceArg::Const(v)) => {
+                let text = t.to_token_stream().to_string();
+                let Some(s) = Scalar::from_name(&text).filter(|s| s.is_int()) else {
+                    return Err(format!("`{name}` is a `{text}`: const parameters of kernels are integers, like `const {name}: usize`"));
+                };
+                let (lo, hi) = s.int_range().expect("an integer type");
+                if *v < lo || *v > hi {
+                    return Err(format!("the instance's value {v} for `{name}` does not fit in `{text}`"));
+                }
+                consts.push((name, s, *v));
+            }
+            (Generic::Type(_), InstanceArg::Const(v)) => {
+                return Err(format!("`{name}` is a type parameter, but the instance gives it the value {v}; write a type such as `f32`"))
+            }
+            (Generic::Const(..), InstanceArg::Type(s)) => {
+                return Err(format!("`{name}` is a const parameter, but the instance gives it the type `{}`; write a number such as `256`", s.name()))
+            }
+        }
+    }
+    Ok((types, consts))
+}
+
+/// An instance argument where a generic argument goes: `f32`, `256`, `{ -1 }`.
+fn arg_tokens(a: InstanceArg) -> TokenStream {
+    match a {
+        InstanceArg::Type(s) => {
+            let i = format_ident!("{}", s.name());
+            quote!(#i)
+        }
+        InstanceArg::Const(v) if v < 0 => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(-v);
+            quote!({ -#lit })
+        }
+        InstanceArg::Const(v) => proc_macro2::Literal::i128_unsuffixed(v).to_token_stream(),
+    }
 }
 
 /// The same message at the same place, reported once (instances repeat each other's errors).
@@ -303,14 +432,20 @@ fn emit(
     func: &syn::ItemFn,
     forwarded: &[&syn::Attribute],
     options: &KernelOptions,
-    generic_names: &[String],
-    compiled: &[(Vec<Scalar>, Option<CompiledKernel>)],
+    kernel_generics: &[Generic],
+    compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)],
 ) -> TokenStream {
     let vis = &func.vis;
     let name = &func.sig.ident;
-    let generics: Vec<syn::Ident> = generic_names
+    let decls: Vec<TokenStream> = kernel_generics.iter().map(Generic::decl).collect();
+    let generics: Vec<&syn::Ident> = kernel_generics.iter().map(Generic::ident).collect();
+    // Type parameters must be used by the struct; const parameters need not be.
+    let types: Vec<&syn::Ident> = kernel_generics
         .iter()
-        .map(|g| format_ident!("{}", g))
+        .filter_map(|g| match g {
+            Generic::Type(i) => Some(i),
+            Generic::Const(..) => None,
+        })
         .collect();
     let cfg: Vec<&syn::Attribute> = forwarded
         .iter()
@@ -331,7 +466,7 @@ fn emit(
             #[doc = #doc]
             #[allow(non_camel_case_types)]
             #[derive(Clone, Copy, Debug)]
-            #vis struct #name<#(#generics),*>(::core::marker::PhantomData<(#(#generics,)*)>);
+            #vis struct #name<#(#decls),*>(::core::marker::PhantomData<(#(#types,)*)>);
         }
     };
     // What `launch!` calls: `kernel::__cuprum_launcher(stream, config).launch(args..)`, one
@@ -341,36 +476,35 @@ fn emit(
         #(#cfg)*
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
-        #vis struct #launcher_name<'s, #(#generics),*> {
+        #vis struct #launcher_name<'s, #(#decls),*> {
             stream: &'s ::cuprum::Stream,
             config: ::cuprum::LaunchConfig,
-            instance: ::core::marker::PhantomData<fn() -> (#(#generics,)*)>,
+            instance: ::core::marker::PhantomData<fn() -> (#(#types,)*)>,
         }
     };
-    let impls = compiled.iter().map(|(types, k)| {
-        let subst: Vec<(String, Scalar)> = generic_names
-            .iter()
-            .cloned()
-            .zip(types.iter().copied())
-            .collect();
-        let (impl_generics, args) = if types.is_empty() && !generics.is_empty() {
-            // A generic kernel without `instances(..)` (the checker reports it): launching
-            // any instance reports nothing more.
-            (quote!(<#(#generics),*>), generics.clone())
-        } else {
-            let ts = types
-                .iter()
-                .map(|s| format_ident!("{}", s.name()))
-                .collect();
-            (TokenStream::new(), ts)
-        };
+    let impls = compiled.iter().map(|(instance_args, k)| {
+        let subst: Vec<(String, Scalar)> = bind_instance(kernel_generics, instance_args)
+            .map(|(types, _)| types)
+            .unwrap_or_default();
+        let (impl_generics, args): (TokenStream, Vec<TokenStream>) =
+            if instance_args.is_empty() && !generics.is_empty() {
+                // A generic kernel without `instances(..)` (the checker reports it): launching
+                // any instance reports nothing more.
+                (
+                    quote!(<#(#decls),*>),
+                    generics.iter().map(|g| g.to_token_stream()).collect(),
+                )
+            } else {
+                let ts = instance_args.iter().map(|a| arg_tokens(*a)).collect();
+                (TokenStream::new(), ts)
+            };
         let self_ty = if args.is_empty() {
             quote!(#name)
         } else {
             quote!(#name<#(#args),*>)
         };
         let instance = Instance {
-            entry: entry_name(name, types),
+            entry: entry_name(name, instance_args),
             impl_generics,
             self_ty,
             launcher_ty: quote!(#launcher_name<'_, #(#args),*>),
@@ -390,9 +524,9 @@ fn emit(
 
 /// The PTX entry of a kernel or one of its instances: the unraw'd name (`r#type` is `type`),
 /// then the instance's types (`scale_f32`).
-fn entry_name(name: &syn::Ident, types: &[Scalar]) -> String {
+fn entry_name(name: &syn::Ident, args: &[InstanceArg]) -> String {
     std::iter::once(syn::ext::IdentExt::unraw(name).to_string())
-        .chain(types.iter().map(|s| s.name().to_string()))
+        .chain(args.iter().map(|a| a.text().replace('-', "m")))
         .collect::<Vec<_>>()
         .join("_")
 }

@@ -6,6 +6,7 @@
 mod collect;
 mod device;
 mod guard;
+mod items;
 mod kernel;
 mod launch;
 

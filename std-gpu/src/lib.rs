@@ -22,7 +22,7 @@ mod warp;
 pub use atomic::*;
 pub use dim3::Dim3;
 pub use index::*;
-pub use math::{clock, clock64, fast, rsqrt, Float, Int};
+pub use math::{clock, clock64, fast, rsqrt, Float, Int, Num};
 pub use shared::*;
 pub use sync::*;
 pub use warp::*;

@@ -52,6 +52,45 @@ pub mod fast {
         a / b
     }
 }
+/// Every integer and float type: the bound of kernels and device functions generic over
+/// numbers (`fn sum<T: gpu::Num>(..)`), with the constants a generic body needs.
+pub trait Num:
+    sealed::Sealed
+    + Copy
+    + Default
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+{
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The smallest value (for floats the most negative finite one, as `f32::MIN`).
+    const MIN: Self;
+    /// The largest value (for floats the largest finite one, as `f32::MAX`).
+    const MAX: Self;
+}
+
+macro_rules! nums {
+    ($($t:ty: $zero:expr, $one:expr);*) => {$(
+        impl Num for $t {
+            const ZERO: $t = $zero;
+            const ONE: $t = $one;
+            const MIN: $t = <$t>::MIN;
+            const MAX: $t = <$t>::MAX;
+        }
+    )*};
+}
+nums!(i8: 0, 1; i16: 0, 1; i32: 0, 1; i64: 0, 1; isize: 0, 1; u8: 0, 1; u16: 0, 1; u32: 0, 1;
+      u64: 0, 1; usize: 0, 1; f32: 0.0, 1.0; f64: 0.0, 1.0);
 
 /// `f32` or `f64`: the bound of float-generic kernels (`#[kernel(instances(f32, f64))] fn
 /// k<T: gpu::Float>(..)`) and device functions.
@@ -60,8 +99,7 @@ pub mod fast {
 /// compiled as ordinary generic Rust for the host, where only the operators and the methods
 /// below are available (and literals need a conversion such as `T::from_f64(2.0)`).
 pub trait Float:
-    sealed::Sealed
-    + Copy
+    Num
     + PartialOrd
     + Add<Output = Self>
     + Sub<Output = Self>
@@ -114,8 +152,7 @@ floats!(f32, f64);
 
 /// The integer types: the bound of integer-generic kernels and device functions.
 pub trait Int:
-    sealed::Sealed
-    + Copy
+    Num
     + Ord
     + Add<Output = Self>
     + Sub<Output = Self>
@@ -126,19 +163,12 @@ pub trait Int:
     + SubAssign
     + MulAssign
 {
-    /// Zero.
-    const ZERO: Self;
-    /// One.
-    const ONE: Self;
 }
 
 macro_rules! ints {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
-        impl Int for $t {
-            const ZERO: $t = 0;
-            const ONE: $t = 1;
-        }
+        impl Int for $t {}
     )*};
 }
 ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);

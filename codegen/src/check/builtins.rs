@@ -160,6 +160,9 @@ pub fn gpu_constant(name: &str) -> Option<ConstValue> {
 /// `u32::MAX`, `f32::EPSILON`, `f64::consts::PI` (written `core::f64::consts::PI` or
 /// `std::f64::consts::PI` too) and the like.
 pub fn scalar_constant(ty: Scalar, name: &str) -> Option<ConstValue> {
+    if ty == Scalar::Bool {
+        return None;
+    }
     if let Some((lo, hi)) = ty.int_range() {
         return match name {
             "MAX" => Some(ConstValue::Int(ty, hi)),
@@ -172,6 +175,8 @@ pub fn scalar_constant(ty: Scalar, name: &str) -> Option<ConstValue> {
     }
     let f32_ = ty == Scalar::F32;
     let v = match name {
+        "ZERO" => 0.0,
+        "ONE" => 1.0,
         "MAX" => pick(f32_, f32::MAX as f64, f64::MAX),
         "MIN" => pick(f32_, f32::MIN as f64, f64::MIN),
         "MIN_POSITIVE" => pick(f32_, f32::MIN_POSITIVE as f64, f64::MIN_POSITIVE),

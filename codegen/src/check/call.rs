@@ -29,7 +29,11 @@ fn is_word(s: Scalar) -> bool {
 
 /// Whether the type arguments satisfy the bounds (`gpu::Float`: `f32`/`f64`; `gpu::Int`: the
 /// integer types); a message when not.
-fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar]) -> Option<String> {
+pub(super) fn generic_bound_error(
+    sig: &syn::Signature,
+    names: &[String],
+    types: &[Scalar],
+) -> Option<String> {
     for g in &sig.generics.params {
         let syn::GenericParam::Type(t) = g else {
             continue;
@@ -48,6 +52,7 @@ fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar])
             let ok = match last.as_str() {
                 "Float" => types[k].is_float(),
                 "Int" => types[k].is_int(),
+                "Num" => types[k] != Scalar::Bool,
                 _ => true,
             };
             if !ok {
@@ -62,34 +67,48 @@ fn generic_bound_error(sig: &syn::Signature, names: &[String], types: &[Scalar])
     None
 }
 
-/// Evaluates a constant size: an integer literal, or `{ .. }` / `( .. )` arithmetic of them.
-fn const_size(e: &syn::Expr) -> Option<u64> {
-    match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse().ok(),
-        syn::Expr::Paren(p) => const_size(&p.expr),
-        syn::Expr::Group(g) => const_size(&g.expr),
-        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-            syn::Stmt::Expr(e, None) => const_size(e),
-            _ => None,
-        },
-        syn::Expr::Binary(b) => {
-            let (l, r) = (const_size(&b.left)?, const_size(&b.right)?);
-            match b.op {
-                syn::BinOp::Add(_) => l.checked_add(r),
-                syn::BinOp::Sub(_) => l.checked_sub(r),
-                syn::BinOp::Mul(_) => l.checked_mul(r),
-                syn::BinOp::Div(_) => l.checked_div(r),
-                _ => None,
+/// The const generic parameters of a device function and their (integer) types.
+fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Const(c) => {
+                let text = c.ty.to_token_stream().to_string();
+                Some((
+                    c.ident.to_string(),
+                    Scalar::from_name(&text).unwrap_or(Scalar::Usize),
+                ))
             }
-        }
-        _ => None,
-    }
+            _ => None,
+        })
+        .collect()
 }
 
+/// How to size shared memory at launch.
+const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes";
+
 impl Checker<'_> {
+    /// The value of a const generic argument (`4`, `N`, `{ N * 2 }`) of type `s`.
+    fn const_generic_arg(&mut self, g: &syn::GenericArgument, s: Scalar) -> Option<i128> {
+        let e = match g {
+            syn::GenericArgument::Const(e) => e.clone(),
+            // A constant's name parses as a type.
+            syn::GenericArgument::Type(syn::Type::Path(tp)) if tp.qself.is_none() => {
+                syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: tp.path.clone(),
+                })
+            }
+            other => {
+                self.error(other, "this generic argument is a constant: write a number, like `4`, or a constant's name");
+                return None;
+            }
+        };
+        self.const_scalar(&e, s, "const generic arguments")
+    }
+
     /// `f(args)`.
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
@@ -178,18 +197,54 @@ impl Checker<'_> {
             })
             .collect();
         let mut bound: Vec<Option<Scalar>> = vec![None; generic_names.len()];
+        let const_params = const_generic_params(sig);
+        let mut const_values: Vec<Option<i128>> = vec![None; const_params.len()];
         if let Some(syn::PathArguments::AngleBracketed(a)) =
             p.path.segments.last().map(|s| &s.arguments)
         {
+            let (mut types_seen, mut consts_seen) = (0, 0);
+            let order: Vec<bool> = sig
+                .generics
+                .params
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericParam::Type(_) => Some(true),
+                    syn::GenericParam::Const(_) => Some(false),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
             for (k, g) in a.args.iter().enumerate() {
-                match g {
-                    syn::GenericArgument::Type(t) if k < bound.len() => {
-                        bound[k] = self.scalar_type(t)
+                match (order.get(k), g) {
+                    (Some(true), syn::GenericArgument::Type(t)) => {
+                        bound[types_seen] = self.scalar_type(t);
+                        types_seen += 1;
                     }
-                    other => self.error(
+                    (Some(false), _) => {
+                        let (_, s) = &const_params[consts_seen];
+                        const_values[consts_seen] = self.const_generic_arg(g, *s);
+                        if const_values[consts_seen].is_none() {
+                            // Reported at the argument.
+                            return error_expr(span);
+                        }
+                        consts_seen += 1;
+                    }
+                    (_, other) => self.error(
                         other,
-                        format!("`{name}` takes {} type argument(s)", generic_names.len()),
+                        format!("`{name}` takes {} generic argument(s)", order.len()),
                     ),
+                }
+            }
+        }
+        let mut consts = Vec::new();
+        for ((cname, s), v) in const_params.iter().zip(&const_values) {
+            match v {
+                Some(v) => consts.push((cname.clone(), *s, *v)),
+                None => {
+                    self.error(
+                        p,
+                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
+                    );
+                    return error_expr(span);
                 }
             }
         }
@@ -279,7 +334,7 @@ impl Checker<'_> {
             self.error(p, msg);
             return error_expr(span);
         }
-        let Some(fid) = self.instantiate(&dev, &generic_names, types, p) else {
+        let Some(fid) = self.instantiate(&dev, &generic_names, types, consts, p) else {
             return error_expr(span);
         };
         let Some(f) = &self.registry.functions[fid] else {
@@ -366,20 +421,24 @@ impl Checker<'_> {
         dev: &std::rc::Rc<DeviceFn>,
         names: &[String],
         types: Vec<Scalar>,
+        consts: Vec<(String, Scalar, i128)>,
         at: &syn::ExprPath,
     ) -> Option<usize> {
         let key = std::rc::Rc::as_ptr(dev);
-        if let Some((_, _, id)) = self
+        let values: Vec<i128> = consts.iter().map(|(_, _, v)| *v).collect();
+        if let Some((_, _, _, id)) = self
             .registry
             .instances
             .iter()
-            .find(|(p, t, _)| *p == key && *t == types)
+            .find(|(p, t, c, _)| *p == key && *t == types && *c == values)
         {
             return Some(*id);
         }
         let id = self.registry.functions.len();
         self.registry.functions.push(None);
-        self.registry.instances.push((key, types.clone(), id));
+        self.registry
+            .instances
+            .push((key, types.clone(), values, id));
         let errors_before = self.errors.len();
         let f = {
             let mut checker = Checker::new(
@@ -390,6 +449,7 @@ impl Checker<'_> {
                 self.checked,
             );
             checker.devices = dev.deps.clone();
+            checker.consts.module = dev.consts.with_params(&consts);
             checker.generics = names.iter().cloned().zip(types).collect();
             let ret = checker.return_type(&dev.item.sig.output);
             checker.function(&dev.item, ret)
@@ -736,8 +796,30 @@ impl Checker<'_> {
         let mut dims = Vec::new();
         for g in &generics[1..] {
             let size = match g {
-                syn::GenericArgument::Const(e) => const_size(e),
-                _ => None,
+                syn::GenericArgument::Const(e) => {
+                    self.const_usize(e, "shared array sizes", SHARED_HINT)
+                }
+                // A constant's name parses as a type.
+                syn::GenericArgument::Type(syn::Type::Path(tp))
+                    if tp.qself.is_none() && tp.path.get_ident().is_some() =>
+                {
+                    let e = syn::Expr::Path(syn::ExprPath {
+                        attrs: Vec::new(),
+                        qself: None,
+                        path: tp.path.clone(),
+                    });
+                    self.const_usize(&e, "shared array sizes", SHARED_HINT)
+                }
+                other => {
+                    let text = source::expr_text(other);
+                    self.error(
+                        other,
+                        format!(
+                            "shared array sizes must be constants, like `256`, `TILE` or `{{ TILE + 1 }}`, not `{text}`"
+                        ),
+                    );
+                    None
+                }
             };
             match size {
                 Some(0) => {
@@ -745,22 +827,7 @@ impl Checker<'_> {
                     return error_expr(span);
                 }
                 Some(n) => dims.push(n),
-                None => {
-                    let text = source::expr_text(g);
-                    let named = matches!(g, syn::GenericArgument::Type(syn::Type::Path(_)));
-                    let why = if named {
-                        format!(" (the kernel compiler sees only the kernel's own code, not the value of `{text}`)")
-                    } else {
-                        String::new()
-                    };
-                    self.error(
-                        g,
-                        format!(
-                            "shared array sizes must be integer literals or arithmetic on them, like `256` or `{{ 32 * 33 }}`, not `{text}`{why}; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes"
-                        ),
-                    );
-                    return error_expr(span);
-                }
+                None => return error_expr(span),
             }
         }
         let Some(elem) = elem else {
@@ -788,6 +855,22 @@ impl Checker<'_> {
     fn scalar_function(&mut self, s: Scalar, name: &str, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if name == "default" {
+            if !args.is_empty() {
+                self.error(c, format!("`{}::default` takes no arguments", s.name()));
+                return error_expr(span);
+            }
+            let kind = match s {
+                Scalar::Bool => ExprKind::Bool(false),
+                s if s.is_float() => ExprKind::Float(0.0),
+                _ => ExprKind::Int(0),
+            };
+            return Expr {
+                kind,
+                ty: Ty::Scalar(s),
+                span,
+            };
+        }
         if name == "from_f64" && s.is_float() {
             if args.len() != 1 {
                 self.error(c, format!("`{}::from_f64` takes 1 argument", s.name()));

@@ -4,7 +4,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 
 use super::builtins::{self, ConstValue};
-use super::{error_expr, source, span_of, suggest, Checker};
+use super::{consts, error_expr, source, span_of, suggest, Checker};
 use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, LocalId, Place, Proj, UnOp};
 use crate::ty::{Scalar, Ty};
 
@@ -321,11 +321,16 @@ impl Checker<'_> {
                         proj: Vec::new(),
                         ty: self.locals[id].ty.clone(),
                     }),
-                    None if builtins::gpu_constant(&name).is_some() => PlaceResult::NotPlace,
-                    None => {
-                        self.unknown_value(ident, &name);
-                        PlaceResult::Failed
-                    }
+                    None => match self.named_const(ident, false) {
+                        Some(consts::ConstUse::Table(place)) => PlaceResult::Place(place),
+                        Some(consts::ConstUse::Value(_)) => PlaceResult::NotPlace,
+                        Some(consts::ConstUse::Failed) => PlaceResult::Failed,
+                        None if builtins::gpu_constant(&name).is_some() => PlaceResult::NotPlace,
+                        None => {
+                            self.unknown_value(ident, &name);
+                            PlaceResult::Failed
+                        }
+                    },
                 }
             }
             syn::Expr::Unary(u)
@@ -396,7 +401,7 @@ impl Checker<'_> {
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         {
-            msg.push_str("; a kernel sees only its parameters, its locals and `cuprum::gpu`: pass the constant as a parameter or write its value");
+            msg.push_str("; a kernel sees its parameters, its locals, `cuprum::gpu` and the `const` and `static` items defined in its own module (not imported ones): define the constant next to the kernel, or pass it as a parameter");
         }
         self.error(ident, msg);
     }
@@ -556,6 +561,16 @@ impl Checker<'_> {
     /// A path that is not a local: a constant such as `gpu::WARP_SIZE` or `f32::MAX`.
     fn path_value(&mut self, p: &syn::ExprPath) -> Expr {
         let span = span_of(p);
+        if let (Some(ident), None) = (p.path.get_ident(), &p.qself) {
+            match self.named_const(ident, false) {
+                Some(consts::ConstUse::Value(e)) => return e,
+                Some(consts::ConstUse::Failed) => return error_expr(span),
+                Some(consts::ConstUse::Table(place)) => {
+                    return self.read_place(place, &syn::Expr::Path(p.clone()))
+                }
+                None => {}
+            }
+        }
         if let (Some(q), Some(last)) = (&p.qself, p.path.segments.last()) {
             // `<f32>::MAX`, as macros write it.
             if q.position == 0 && p.path.segments.len() == 1 {
@@ -637,7 +652,7 @@ impl Checker<'_> {
                     return error_expr(span);
                 }
                 let text = source::expr_text(&p.path);
-                let mut msg = format!("cannot find `{text}` in kernels: a kernel sees only its parameters, its locals, `cuprum::gpu` and the constants of scalar types such as `f32::MAX`");
+                let mut msg = format!("cannot find `{text}` in kernels: a kernel sees its parameters, its locals, `cuprum::gpu`, the `const` and `static` items of its own module and the constants of scalar types such as `f32::MAX`");
                 if let [.., ty, _] = segs.as_slice() {
                     if let Some(s) = self.scalar_named(ty) {
                         let names = builtins::scalar_constant_names(s);
@@ -1015,6 +1030,13 @@ impl Checker<'_> {
     pub(super) fn check_writable(&mut self, place: &Place, at: &syn::Expr) -> Writable {
         let root = self.locals[place.base].clone();
         let name = &root.name;
+        if self.is_table(place.base) {
+            self.error(
+                at,
+                format!("cannot assign to `{name}`: it is a constant; copy it into a local to change it, `let mut t = {name};`"),
+            );
+            return Writable::No;
+        }
         let is_element = place.proj.iter().any(|p| matches!(p, Proj::Index { .. }));
         match &root.ty {
             Ty::Slice {

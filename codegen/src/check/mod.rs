@@ -8,6 +8,7 @@
 mod builtins;
 mod call;
 mod closure;
+mod consts;
 mod expr;
 mod infer;
 mod init;
@@ -25,6 +26,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
+use crate::consts::ModuleItems;
 use crate::device::{DeviceFn, DeviceTable};
 use crate::ir::{
     CheckKind, CheckSite, Function, Local, LocalId, LoopId, Program, SharedAlloc, SiteId,
@@ -49,12 +51,36 @@ pub fn check_kernel(
     devices: &DeviceTable,
     generics: &[(String, Scalar)],
 ) -> Result<Program, syn::Error> {
+    check_kernel_in(item, options, devices, generics, &ModuleItems::default())
+}
+
+/// [`check_kernel`] for a kernel whose module holds the `const` and `static` items `module`.
+pub fn check_kernel_in(
+    item: &syn::ItemFn,
+    options: &KernelOptions,
+    devices: &DeviceTable,
+    generics: &[(String, Scalar)],
+    module: &ModuleItems,
+) -> Result<Program, syn::Error> {
     let mut errors = Vec::new();
     let mut sites = Vec::new();
     let mut shared = Vec::new();
     let mut registry = Registry::default();
-    check_kernel_signature(item, !generics.is_empty(), &mut errors);
-    if !item.sig.generics.params.is_empty() && generics.is_empty() {
+    let instantiated = !generics.is_empty() || module.has_params();
+    check_kernel_signature(item, instantiated, &mut errors);
+    let names: Vec<String> = generics.iter().map(|(n, _)| n.clone()).collect();
+    let types: Vec<Scalar> = generics.iter().map(|(_, s)| *s).collect();
+    if let Some(msg) = call::generic_bound_error(&item.sig, &names, &types) {
+        errors.push(syn::Error::new_spanned(&item.sig.generics, msg));
+        return Err(errors
+            .into_iter()
+            .reduce(|mut all, e| {
+                all.combine(e);
+                all
+            })
+            .expect("one error at least"));
+    }
+    if !item.sig.generics.params.is_empty() && !instantiated {
         // Without `instances(..)` the generic parameters stand for nothing: the body would
         // only repeat that error.
         return Err(errors
@@ -65,7 +91,7 @@ pub fn check_kernel(
             })
             .expect("the signature check reports the missing instances"));
     }
-    let kernel = {
+    let (kernel, items_used) = {
         let mut checker = Checker::new(
             &mut errors,
             &mut sites,
@@ -75,6 +101,7 @@ pub fn check_kernel(
         );
         checker.devices = devices.clone();
         checker.generics = generics.to_vec();
+        checker.consts.module = module.clone();
         checker.kernel = true;
         // A declared return type is reported once, by the signature check; the body is then
         // checked without expecting anything of its value.
@@ -82,7 +109,8 @@ pub fn check_kernel(
             syn::ReturnType::Type(_, ty) if !is_unit_type(ty) => Ty::Error,
             _ => Ty::Unit,
         };
-        checker.function(item, ret)
+        let f = checker.function(item, ret);
+        (f, std::mem::take(&mut checker.consts.used))
     };
     let functions: Vec<Function> = registry
         .functions
@@ -105,6 +133,7 @@ pub fn check_kernel(
         functions,
         sites,
         shared,
+        items_used,
     };
     record_panic_value_types(&mut program);
     Ok(program)
@@ -147,11 +176,22 @@ fn grid_syncs(kernel: &Function, functions: &[Function]) -> Vec<Span> {
 /// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at
 /// its definition, once).
 pub fn check_device(item: &syn::ItemFn, devices: &DeviceTable) -> Result<(), syn::Error> {
+    check_device_in(item, devices, &ModuleItems::default())
+}
+
+/// [`check_device`] for a function whose module holds the `const` and `static` items
+/// `module`.
+pub fn check_device_in(
+    item: &syn::ItemFn,
+    devices: &DeviceTable,
+    module: &ModuleItems,
+) -> Result<(), syn::Error> {
     let mut errors = Vec::new();
     let (mut sites, mut shared, mut registry) = (Vec::new(), Vec::new(), Registry::default());
     {
         let mut checker = Checker::new(&mut errors, &mut sites, &mut shared, &mut registry, true);
         checker.devices = devices.clone();
+        checker.consts.module = module.clone();
         let ret = checker.return_type(&item.sig.output);
         checker.function(item, ret);
     }
@@ -169,7 +209,8 @@ pub fn check_device(item: &syn::ItemFn, devices: &DeviceTable) -> Result<(), syn
 pub(crate) struct Registry {
     /// By `FnId`; `None` while the function is being checked (a recursive call finds that).
     functions: Vec<Option<Function>>,
-    instances: Vec<(*const DeviceFn, Vec<Scalar>, usize)>,
+    /// (function, type arguments, const arguments, its `FnId`)
+    instances: Vec<(*const DeviceFn, Vec<Scalar>, Vec<i128>, usize)>,
 }
 
 /// What a kernel's signature may not have: generics (without `instances`), `async`, a return
@@ -303,6 +344,8 @@ pub(crate) struct Checker<'p> {
     devices: DeviceTable,
     /// Generic type parameters and the types they stand for in this instance.
     generics: Vec<(String, Scalar)>,
+    /// The `const` and `static` items in scope, and the tables made from them.
+    consts: consts::ConstState,
     /// Checking the initialiser of a `let` (where shared memory may be made).
     let_init: bool,
     /// Checking a kernel (rather than a `#[device]` function), for the wording of messages.
@@ -351,6 +394,7 @@ impl<'p> Checker<'p> {
             registry,
             devices: DeviceTable::default(),
             generics: Vec::new(),
+            consts: consts::ConstState::default(),
             let_init: false,
             kernel: false,
             locals: Vec::new(),
@@ -462,6 +506,7 @@ impl<'p> Checker<'p> {
             body,
             loop_count: self.loop_count,
             span: item.sig.ident.span(),
+            constants: std::mem::take(&mut self.consts.constants),
         }
     }
 
@@ -695,29 +740,13 @@ impl<'p> Checker<'p> {
         }
     }
 
-    /// An array length or shared-array size: an integer literal.
+    /// An array length: a constant expression (`8`, `N`, `N + 1`).
     fn const_len(&mut self, e: &syn::Expr) -> Option<u64> {
-        match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }) => match i.base10_parse::<u64>() {
-                Ok(v) => Some(v),
-                Err(_) => {
-                    self.error(i, "array length does not fit in `usize`");
-                    None
-                }
-            },
-            syn::Expr::Paren(p) => self.const_len(&p.expr),
-            syn::Expr::Group(g) => self.const_len(&g.expr),
-            _ => {
-                self.error(
-                    e,
-                    "array lengths must be integer literals, like `[0.0f32; 8]`; for a length known only at run time, take a `&mut [T]` parameter",
-                );
-                None
-            }
-        }
+        self.const_usize(
+            e,
+            "array lengths",
+            "; for a length known only at run time, take a `&mut [T]` parameter",
+        )
     }
 
     /// Records an error at the tokens of `at`.

@@ -11,6 +11,7 @@ impl Checker<'_> {
     /// Checks a block in a new scope.
     pub(super) fn block(&mut self, b: &syn::Block) -> Block {
         self.scopes.push(Vec::new());
+        self.enter_block_items(b);
         let mut stmts = Vec::new();
         let mut tail = None;
         let mut diverges = false;
@@ -37,15 +38,23 @@ impl Checker<'_> {
                             diverges = true;
                         } else if semi.is_none() {
                             // `if`/`while`/blocks used as statements must be `()`.
-                            self.expect_unit(&x.ty.clone(), e, "an expression statement without `;`");
+                            self.expect_unit(
+                                &x.ty.clone(),
+                                e,
+                                "an expression statement without `;`",
+                            );
                         }
                         stmts.push(Stmt::Expr(x));
                     }
                 }
-                syn::Stmt::Item(item) => self.error(
-                    item,
-                    "items (functions, structs, `use`, constants) cannot be declared inside a kernel; declare `#[device]` functions outside it",
-                ),
+                syn::Stmt::Item(item) => {
+                    if !self.body_item(item) {
+                        self.error(
+                            item,
+                            "items (functions, structs, `use`) cannot be declared inside a kernel; declare `#[device]` functions outside it",
+                        )
+                    }
+                }
                 syn::Stmt::Macro(m) => match self.macro_call(&m.mac) {
                     Some(x) if m.semi_token.is_none() && i + 1 == n => tail = Some(Box::new(x)),
                     Some(x) => {
@@ -53,7 +62,13 @@ impl Checker<'_> {
                         stmts.push(Stmt::Expr(x));
                     }
                     None => {
-                        let name = m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                        let name = m
+                            .mac
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default();
                         self.error(
                             &m.mac,
                             match name.as_str() {
@@ -65,6 +80,7 @@ impl Checker<'_> {
                 },
             }
         }
+        self.leave_block_items();
         self.scopes.pop();
         let ty = match &tail {
             Some(t) => t.ty.clone(),

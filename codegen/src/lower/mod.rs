@@ -7,6 +7,7 @@
 
 mod atomic;
 mod builtin;
+mod constant;
 mod expr;
 mod grid;
 mod hoist;
@@ -558,6 +559,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
     /// Binds the parameters (a kernel's `bool`s arrive as bytes) and lowers the body.
     fn body(&mut self, kernel: bool) {
         self.locate(Some(self.ir.span));
+        self.bind_constants();
         let mut index = 0u32;
         for &p in &self.ir.params {
             let local = &self.ir.locals[p];

@@ -1,6 +1,9 @@
 use cuprum::prelude::*;
 
-const SCALE: f32 = 2.0;
+mod params {
+    pub const SCALE: f32 = 2.0;
+}
+use params::SCALE;
 
 #[kernel]
 pub fn locals(out: &mut [f32], input: &[f32]) {

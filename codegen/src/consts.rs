@@ -1,0 +1,294 @@
+//! The `const` and `static` items of the module that holds a kernel or `#[device]` function.
+//!
+//! A proc macro sees only its own item, so `#[kernel]` cannot see `const TILE: usize = 32;`
+//! written next to it. The macro reads the file the kernel is in (`Span::local_file`), and
+//! [`module_items`] finds the module that holds the kernel (the file itself or an inline
+//! `mod { .. }` in it) and takes that module's `const` and `static` items, exactly the ones
+//! a plain name in the kernel resolves to. The checker evaluates them when the kernel uses
+//! them (`check/consts.rs`).
+
+use std::rc::Rc;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+/// Whether an item is a `const`, a `static` or a `static mut`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// `const NAME: T = value;`
+    Const,
+    /// `static NAME: T = value;` (a read-only table, placed in constant memory)
+    Static,
+    /// `static mut` (which kernels cannot use: every thread would race on it)
+    StaticMut,
+    /// A const generic parameter of a kernel instance (`const BLOCK: usize`, here 256).
+    Param,
+    /// Defined more than once in the module (under different `#[cfg]`s): which one
+    /// applies is rustc's to know, not the kernel compiler's.
+    Ambiguous,
+}
+
+/// One `const` or `static` item.
+#[derive(Clone, Debug)]
+pub struct ModuleItem {
+    /// Its name.
+    pub name: String,
+    /// What kind of item.
+    pub kind: ItemKind,
+    /// The declared type.
+    pub ty: Rc<syn::Type>,
+    /// The value as written.
+    pub expr: Rc<syn::Expr>,
+}
+
+/// Whether `e` nests at most `limit` expressions deep. Deeper ones are not copied or
+/// walked by the kernel compiler: that would run out of stack (a long `1 + 1 + ..` chain
+/// is deep); the walk here stops at the limit.
+pub(crate) fn shallow(e: &syn::Expr, limit: u32) -> bool {
+    struct Depth {
+        depth: u32,
+        limit: u32,
+        over: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Depth {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            if self.over {
+                return;
+            }
+            self.depth += 1;
+            if self.depth > self.limit {
+                self.over = true;
+            } else {
+                syn::visit::visit_expr(self, e);
+            }
+            self.depth -= 1;
+        }
+    }
+    let mut d = Depth {
+        depth: 0,
+        limit,
+        over: false,
+    };
+    syn::visit::Visit::visit_expr(&mut d, e);
+    !d.over
+}
+
+/// How deep a constant's expression may nest (the checker's own limit).
+pub(crate) const MAX_CONST_DEPTH: u32 = 256;
+
+/// The `const` and `static` items of one module, by name.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleItems {
+    items: Rc<Vec<ModuleItem>>,
+}
+
+impl ModuleItems {
+    /// The items among `items` that are `const`s and `static`s (others are ignored).
+    pub fn from_items<'i>(items: impl IntoIterator<Item = &'i syn::Item>) -> ModuleItems {
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                // Too deep to copy: left out (a use is then an unknown name).
+                syn::Item::Const(c) if !shallow(&c.expr, MAX_CONST_DEPTH) => {}
+                syn::Item::Static(s) if !shallow(&s.expr, MAX_CONST_DEPTH) => {}
+                syn::Item::Const(c) if c.generics.params.is_empty() => out.push(ModuleItem {
+                    name: c.ident.to_string(),
+                    kind: ItemKind::Const,
+                    ty: Rc::new((*c.ty).clone()),
+                    expr: Rc::new((*c.expr).clone()),
+                }),
+                syn::Item::Static(s) => out.push(ModuleItem {
+                    name: s.ident.to_string(),
+                    kind: if matches!(s.mutability, syn::StaticMutability::Mut(_)) {
+                        ItemKind::StaticMut
+                    } else {
+                        ItemKind::Static
+                    },
+                    ty: Rc::new((*s.ty).clone()),
+                    expr: Rc::new((*s.expr).clone()),
+                }),
+                _ => {}
+            }
+        }
+        let mut unique: Vec<ModuleItem> = Vec::new();
+        for item in out {
+            match unique.iter_mut().find(|u| u.name == item.name) {
+                Some(u) => u.kind = ItemKind::Ambiguous,
+                None => unique.push(item),
+            }
+        }
+        ModuleItems {
+            items: Rc::new(unique),
+        }
+    }
+
+    /// These items with, ahead of them, the const generic parameters of one instance:
+    /// name, type and value (`BLOCK`, `usize`, 256).
+    pub fn with_params(&self, params: &[(String, crate::ty::Scalar, i128)]) -> ModuleItems {
+        let mut out: Vec<ModuleItem> = params
+            .iter()
+            .map(|(name, s, v)| {
+                let ty = syn::Ident::new(s.name(), proc_macro2::Span::call_site());
+                let lit = proc_macro2::Literal::i128_unsuffixed(v.unsigned_abs() as i128);
+                let expr = if *v < 0 {
+                    syn::parse_quote!(-#lit)
+                } else {
+                    syn::parse_quote!(#lit)
+                };
+                ModuleItem {
+                    name: name.clone(),
+                    kind: ItemKind::Param,
+                    ty: Rc::new(syn::parse_quote!(#ty)),
+                    expr: Rc::new(expr),
+                }
+            })
+            .collect();
+        out.extend(self.items.iter().cloned());
+        ModuleItems {
+            items: Rc::new(out),
+        }
+    }
+
+    /// Whether const generic parameters were given (see [`ModuleItems::with_params`]).
+    pub fn has_params(&self) -> bool {
+        self.items.iter().any(|i| i.kind == ItemKind::Param)
+    }
+
+    /// The item named `name`.
+    pub fn get(&self, name: &str) -> Option<&ModuleItem> {
+        self.items.iter().find(|i| i.name == name)
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The items as Rust source tokens (`const A: T = v; static B: U = w;`), for a
+    /// `#[device]` function's bundle.
+    pub fn to_tokens(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for i in self.items.iter() {
+            let name = syn::Ident::new(&i.name, proc_macro2::Span::call_site());
+            let (ty, expr) = (&i.ty, &i.expr);
+            let item: TokenStream = match i.kind {
+                ItemKind::Const => quote::quote!(const #name: #ty = #expr;),
+                ItemKind::Static => quote::quote!(static #name: #ty = #expr;),
+                ItemKind::StaticMut => quote::quote!(static mut #name: #ty = #expr;),
+                ItemKind::Param | ItemKind::Ambiguous => continue,
+            };
+            item.to_tokens(&mut out);
+        }
+        out
+    }
+}
+
+/// The `const` and `static` items of the module, in the file `source`, that holds the
+/// function `name` marked with an attribute whose last segment is `attr` (`kernel`,
+/// `device`). `line` (1-based) is the line of the function's name, which picks among
+/// several functions of that name in one file. Empty when the file does not parse or the
+/// function is not found (a function made by a macro, say).
+pub fn module_items(source: &str, name: &str, attr: &str, line: Option<usize>) -> ModuleItems {
+    // The file is the user's, not the kernel: only what the kernel compiler can walk
+    // without running out of stack is searched (rustc parsed it already).
+    let Ok(tokens) = source.parse::<TokenStream>() else {
+        return ModuleItems::default();
+    };
+    if crate::check::check_nesting(&tokens).is_err() {
+        return ModuleItems::default();
+    }
+    let Ok(file) = syn::parse2::<syn::File>(tokens) else {
+        return ModuleItems::default();
+    };
+    let mut found: Vec<&[syn::Item]> = Vec::new();
+    find_fns(&file.items, name, attr, &mut found);
+    let module = match found.len() {
+        0 => return ModuleItems::default(),
+        1 => found[0],
+        // Several modules of this file define such a function: the k-th `fn name` in the
+        // text is the k-th found (both go in source order).
+        _ => {
+            let lines = fn_lines(source, name);
+            let k = line.and_then(|l| lines.iter().position(|&x| x == l));
+            match k.and_then(|k| found.get(k)) {
+                Some(m) if lines.len() == found.len() => m,
+                _ => return ModuleItems::default(),
+            }
+        }
+    };
+    ModuleItems::from_items(module)
+}
+
+/// Collects the item lists (modules) holding `fn name` with attribute `attr`, in order.
+fn find_fns<'f>(items: &'f [syn::Item], name: &str, attr: &str, out: &mut Vec<&'f [syn::Item]>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f)
+                if f.sig.ident == name
+                    && f.attrs
+                        .iter()
+                        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == attr)) =>
+            {
+                out.push(items)
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    find_fns(inner, name, attr, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The 1-based lines on which `fn name` appears in `source` (as a whole word).
+fn fn_lines(source: &str, name: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for (n, text) in source.lines().enumerate() {
+        let mut words = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty());
+        let mut prev = None;
+        for w in words.by_ref() {
+            if prev == Some("fn") && w == name {
+                lines.push(n + 1);
+                break;
+            }
+            prev = Some(w);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_module_of_the_function() {
+        let src = r#"
+const A: usize = 1;
+mod inner {
+    const A: usize = 2;
+    static T: [f32; 2] = [1.0, 2.0];
+    #[kernel]
+    fn k(x: &mut [f32]) {}
+}
+#[cuprum::kernel]
+fn k(x: &mut [f32]) {}
+"#;
+        let inner = module_items(src, "k", "kernel", Some(7));
+        assert_eq!(
+            inner.get("A").map(|i| i.expr.to_token_stream().to_string()),
+            Some("2".into())
+        );
+        assert_eq!(inner.get("T").map(|i| i.kind), Some(ItemKind::Static));
+        let outer = module_items(src, "k", "kernel", Some(10));
+        assert_eq!(
+            outer.get("A").map(|i| i.expr.to_token_stream().to_string()),
+            Some("1".into())
+        );
+        assert!(outer.get("T").is_none());
+        assert!(module_items(src, "missing", "kernel", None).is_empty());
+    }
+}

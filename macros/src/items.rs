@@ -1,0 +1,23 @@
+//! The `const` and `static` items of the module that holds a kernel or `#[device]` function,
+//! read from its source file (a proc macro is handed only its own item).
+
+use cuprum_codegen::consts::{module_items, ModuleItems};
+
+/// The items of the module in which `ident` (a function marked `#[attr]`) is defined: the
+/// file is `Span::local_file()` of the name, the module is found by parsing it. Empty where
+/// there is no file on disk (a function made by another macro, say).
+pub fn of(ident: &syn::Ident, attr: &str) -> ModuleItems {
+    // Outside a macro expansion (the macro crate's own unit tests) there is no file.
+    if !proc_macro::is_available() {
+        return ModuleItems::default();
+    }
+    let span = ident.span().unwrap();
+    let Some(path) = span.local_file() else {
+        return ModuleItems::default();
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return ModuleItems::default();
+    };
+    let line = span.start().line();
+    module_items(&text, &ident.to_string(), attr, Some(line))
+}

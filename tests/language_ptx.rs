@@ -1,0 +1,94 @@
+//! The PTX of the kernels that use the v0.2 language (`const`/`static` items, `gpu::Num`, const generics): an insta
+//! snapshot each, and `ptxas` must accept each for sm_90 without spilling.
+
+#[path = "kernels/const_generics.rs"]
+mod const_generics;
+#[path = "kernels/consts.rs"]
+mod consts;
+// The example that shows constants: snapshotted here rather than in `examples_ptx`, where
+// adding it made clippy-driver 1.95 crash (SIGSEGV, not in rustc) on every run.
+#[allow(dead_code)]
+#[path = "../examples/convolution.rs"]
+mod convolution;
+#[path = "kernels/numbers.rs"]
+mod numbers;
+
+/// (snapshot name, PTX entry, PTX) of every kernel.
+fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
+    macro_rules! k {
+        ($($m:ident :: $k:ident $(<$($t:tt),+>)?),* $(,)?) => {
+            vec![$((concat!(stringify!($m), "__", stringify!($k) $($(, "_", stringify!($t))+)?), $m::$k $(::<$($t),+>)?::NAME, $m::$k $(::<$($t),+>)?::PTX)),*]
+        };
+    }
+    k![
+        consts::const_scalars,
+        consts::const_tables,
+        consts::smooth,
+        consts::tile_transpose,
+        consts::body_consts,
+        consts::weighted,
+        consts::via_device,
+        consts::pairs,
+        consts::copy_table,
+        convolution::convolve_rows,
+        numbers::spread<f32>,
+        numbers::spread<u8>,
+        const_generics::block_sum<256>,
+        const_generics::chunk_sum<f32, 4>,
+        const_generics::dots,
+    ]
+}
+
+#[test]
+fn language_ptx_snapshots() {
+    for (name, _, ptx) in kernels() {
+        insta::assert_snapshot!(name, ptx);
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_language_kernel() {
+    if cuprum::inspect::find_ptxas().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
+        );
+        eprintln!("skipped: ptxas not found");
+        return;
+    }
+    for (name, entry, ptx) in kernels() {
+        let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let k = r
+            .iter()
+            .find(|r| r.kernel == entry)
+            .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
+        assert_eq!(
+            (k.spill_stores, k.spill_loads),
+            (0, 0),
+            "{name} spills: {k:?}"
+        );
+    }
+}
+
+#[test]
+fn tables_live_in_constant_memory() {
+    for ptx in [consts::weighted::PTX, consts::const_tables::PTX] {
+        assert!(ptx.contains(".const .align"), "no .const table:\n{ptx}");
+        assert!(
+            ptx.contains("ld.const"),
+            "the table is not read as .const:\n{ptx}"
+        );
+    }
+    // Read at constant indices, the table folds into the code.
+    assert!(!consts::smooth::PTX.contains(".local"));
+}
+
+/// The `convolution` example (module constants, a `static` filter) on the simulator.
+#[test]
+fn convolution_example_runs_on_the_simulator() {
+    match convolution::run(&cuprum::Device::simulator()) {
+        Ok(Ok(summary)) => eprintln!("convolution: {summary}"),
+        Ok(Err(wrong)) => panic!("convolution: wrong result: {wrong}"),
+        Err(e) => panic!("convolution: {e}"),
+    }
+}
