@@ -26,6 +26,20 @@ pub fn split_barriers(out: &mut [u32]) {
     out[t as usize] = t;
 }
 
+/// One lane of each warp fails its index check before a full-warp shuffle the others wait
+/// at (on a GPU the shuffle then names an exited lane, which is undefined).
+#[kernel]
+pub fn failed_lane_then_shuffle(out: &mut [u32], x: &[u32], bad: u32) {
+    let t = gpu::thread_idx().x;
+    let v = if t % 32 == bad {
+        x[x.len()]
+    } else {
+        x[t as usize]
+    }; // the failing read
+    let w = gpu::shfl_xor_sync(gpu::FULL_MASK, v, 1);
+    out[t as usize] = w;
+}
+
 fn line_of(needle: &str) -> u32 {
     include_str!("simulator.rs")
         .lines()
@@ -111,6 +125,27 @@ fn million_element_saxpy_runs_on_the_simulator() -> cuprum::Result<()> {
     eprintln!("simulated saxpy of {n} elements in {:?}", t0.elapsed());
     for i in 0..n {
         assert_eq!(got[i], 1.5 * x[i] + y[i], "element {i}");
+    }
+    Ok(())
+}
+
+/// A warp operation that names a lane which stopped at a failed check cannot complete: the
+/// simulator reports the failed check (the first failure), not the shuffle, and does not hang.
+#[test]
+fn a_warp_operation_naming_a_failed_lane_reports_the_failed_check() -> cuprum::Result<()> {
+    let dev = Device::simulator();
+    let stream = dev.default_stream();
+    let bad = fastrand::u32(0..32);
+    let x = stream.to_device(&cuprum_testkit::random_u32(64))?;
+    let mut out = stream.alloc_zeros::<u32>(64)?;
+    launch!(failed_lane_then_shuffle<<<2, 64, stream>>>(&mut out, &x, bad))?;
+    match stream.synchronize() {
+        Err(Error::KernelPanic(p)) => {
+            assert!(p.message.starts_with("index out of bounds"), "{p}");
+            assert_eq!(p.line, line_of("// the failing read"), "{p}");
+            assert_eq!(p.thread.x % 32, bad, "{p}");
+        }
+        other => panic!("expected the failed check, got {other:?}"),
     }
     Ok(())
 }

@@ -676,3 +676,50 @@ impl<'a> GpuLaunch<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn twin(sites: &'static [Site]) -> KernelInfo {
+        KernelInfo {
+            name: "twin",
+            ptx: "",
+            checked: true,
+            max_threads: 0,
+            sites,
+            cooperative: false,
+            shared: &[],
+            sass: &[],
+            frame_bytes: 0,
+        }
+    }
+
+    /// Two kernels with one name (and one PTX) get two ids, each of which finds its own
+    /// kernel: what a failed check records names exactly one kernel.
+    #[test]
+    fn kernels_with_one_name_get_distinct_ids() {
+        static A: [Site; 1] = [Site {
+            kind: CheckKind::Index,
+            file: "a.rs",
+            line: 1,
+            column: 1,
+        }];
+        static B: [Site; 1] = [Site {
+            kind: CheckKind::RemZero,
+            file: "b.rs",
+            line: 2,
+            column: 2,
+        }];
+        let (a, b): (&'static KernelInfo, &'static KernelInfo) =
+            (Box::leak(Box::new(twin(&A))), Box::leak(Box::new(twin(&B))));
+        let (ia, ib) = (register(a).unwrap(), register(b).unwrap());
+        assert_ne!(ia, ib);
+        assert!(std::ptr::eq(lookup_kernel(ia).unwrap(), a));
+        assert!(std::ptr::eq(lookup_kernel(ib).unwrap(), b));
+        assert!(
+            lookup_kernel(0).is_none(),
+            "0 is the id of an unregistered module"
+        );
+    }
+}
