@@ -7,7 +7,6 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-
 use cudarc::driver::{
     CudaFunction, CudaStream, DeviceRepr, DeviceSlice as _, LaunchArgs, PushKernelArg,
 };
