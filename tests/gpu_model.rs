@@ -38,6 +38,35 @@ pub fn affine(out: &mut [u32], x: &[u32], m: u32, c: u32) {
     }
 }
 
+/// `y[i] = f^rounds(y[i])` with `f(v) = v * m + c`: long enough on a GPU that an operation
+/// not ordered after it sees the old values.
+#[kernel]
+pub fn slow_step(y: &mut [u32], m: u32, c: u32, rounds: u32) {
+    let i = gpu::global_id_x();
+    if i < y.len() {
+        let mut v = y[i];
+        for _ in 0..rounds {
+            v = v.wrapping_mul(m).wrapping_add(c);
+        }
+        y[i] = v;
+    }
+}
+
+/// `(m, c)` such that `v * m + c` is `v * m1 + c1` applied `rounds` times.
+fn affine_power(m1: u32, c1: u32, rounds: u32) -> (u32, u32) {
+    let (mut m, mut c) = (1u32, 0u32);
+    let (mut bm, mut bc) = (m1, c1);
+    let mut k = rounds;
+    while k > 0 {
+        if k & 1 == 1 {
+            (m, c) = (m.wrapping_mul(bm), c.wrapping_mul(bm).wrapping_add(bc));
+        }
+        (bm, bc) = (bm.wrapping_mul(bm), bc.wrapping_mul(bm).wrapping_add(bc));
+        k >>= 1;
+    }
+    (m, c)
+}
+
 /// Writes `y[at]` from thread 0 (a failed check when `at >= y.len()`).
 #[kernel]
 pub fn poke(y: &mut [u32], at: u32) {
@@ -92,6 +121,12 @@ enum Op {
     ToHost {
         stream: Pick,
         buf: Pick,
+    },
+    Slow {
+        stream: Pick,
+        buf: Pick,
+        m: u32,
+        c: u32,
     },
     Step {
         stream: Pick,
@@ -167,6 +202,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (p(), p()).prop_map(|(stream, buf)| Op::ToHost { stream, buf }),
         4 => (p(), p(), span(), odd(), any::<u32>(), prop_oneof![Just(32u32), Just(128), Just(256)])
             .prop_map(|(stream, buf, span, m, c, block)| Op::Step { stream, buf, span, m, c, block }),
+        2 => (p(), p(), odd(), any::<u32>()).prop_map(|(stream, buf, m, c)| Op::Slow { stream, buf, m, c }),
         3 => (p(), p(), p(), span(), span(), odd(), any::<u32>()).prop_map(
             |(stream, dst, src, dst_span, src_span, m, c)| Op::Affine { stream, dst, src, dst_span, src_span, m, c }
         ),
@@ -216,6 +252,8 @@ const BUFFERS: usize = 8;
 
 struct World {
     dev: Device,
+    /// Rounds of `slow_step`: a fraction of a millisecond of a GPU, few on the simulator.
+    rounds: u32,
     /// Index 0 is the device's default stream, never dropped.
     streams: Vec<Stream>,
     bufs: Vec<Buf>,
@@ -361,6 +399,20 @@ impl World {
                 let b = &self.bufs[i];
                 let got = self.stream(stream).to_host(&b.dev).map_err(fail)?;
                 check("to_host", &got, &b.model)?;
+            }
+            Op::Slow { stream, buf, m, c } => {
+                let Some(i) = self.buf(buf) else {
+                    return Ok(());
+                };
+                let s = self.stream(stream).clone();
+                let rounds = self.rounds;
+                let b = &mut self.bufs[i];
+                let cfg = LaunchConfig::for_elements(b.model.len(), 64);
+                slow_step::launch(&s, cfg, &mut b.dev, m, c, rounds).map_err(fail)?;
+                let (m, c) = affine_power(m, c, rounds);
+                for v in &mut b.model {
+                    *v = affine_ref(*v, m, c);
+                }
             }
             Op::Step {
                 stream,
@@ -540,6 +592,7 @@ impl World {
 fn run_sequence(dev: &Device, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut world = World {
         dev: dev.clone(),
+        rounds: if dev.is_simulator() { 3 } else { 100_000 },
         streams: vec![dev.default_stream()],
         bufs: Vec::new(),
     };

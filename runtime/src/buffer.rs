@@ -143,8 +143,8 @@ impl<T> GpuMemory<T> {
     /// Reads the allocation's address again if it may have changed.
     ///
     /// # Safety
-    /// Only the owning buffer calls this, before it makes a view, while no view of the
-    /// allocation is alive.
+    /// As [`get`](Self::get): no exclusive reference to the slice is alive (the owning buffer
+    /// calls this before it makes a view).
     unsafe fn refresh_base(&self) {
         if self.base.load(Ordering::Relaxed) != 0 {
             return;
@@ -159,19 +159,21 @@ impl<T> GpuMemory<T> {
     /// The allocation.
     ///
     /// # Safety
-    /// Only the owning buffer calls this, through a shared borrow of itself.
+    /// The caller holds the owning buffer shared: the buffer itself through `&self`, or a
+    /// graph whose launches borrow it.
     unsafe fn get(&self) -> &CudaSlice<T> {
-        // SAFETY: the caller's shared borrow of the owning buffer excludes `get_mut`.
+        // SAFETY: the caller's shared hold of the owning buffer excludes `get_mut`.
         unsafe { &*self.slice.get() }
     }
 
     /// The allocation, exclusively.
     ///
     /// # Safety
-    /// Only the owning buffer calls this, through an exclusive borrow of itself.
+    /// The caller holds the owning buffer exclusively (through `&mut self`, or a graph whose
+    /// launches borrow it mutably), and no reference from [`get`](Self::get) is alive.
     #[allow(clippy::mut_from_ref)]
     unsafe fn get_mut(&self) -> &mut CudaSlice<T> {
-        // SAFETY: the caller's exclusive borrow of the owning buffer excludes other access.
+        // SAFETY: the caller's exclusive hold of the owning buffer excludes other access.
         unsafe { &mut *self.slice.get() }
     }
 }

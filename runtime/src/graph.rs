@@ -35,7 +35,9 @@ use crate::stream::{LaunchGate, Stream, StreamCore, StreamKind};
 ///
 /// A graph borrows what its launches use for as long as it lives (`'a`), so the buffers can
 /// be neither freed nor touched elsewhere meanwhile; drop the graph to read its results with
-/// other calls. Failed checks inside replayed kernels are reported by the stream's next
+/// other calls. Each replay is ordered like a launch: after earlier work on its buffers on
+/// other streams, and before later work, host reads and frees of them, even when the graph
+/// is forgotten with `std::mem::forget` (its memory then stays allocated). Failed checks inside replayed kernels are reported by the stream's next
 /// synchronisation, as for ordinary launches.
 ///
 /// ```

@@ -11,8 +11,7 @@ use cuprum_std::sim::SimBuffer;
 use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
 use crate::device::{Device, DeviceKind};
 use crate::element::Element;
-use crate::error::out_of_memory;
-use crate::error::{DriverContext, Error, Result};
+use crate::error::{out_of_memory, DriverContext, Error, Result};
 use crate::graph::Capture;
 use crate::panic_record::PanicRecord;
 
