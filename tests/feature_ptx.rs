@@ -67,6 +67,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         report::classify,
         report::print_values,
         report::pair_sums,
+        report::plain_guards,
         shared::histogram,
         shared::transpose,
         shared::block_scan,

@@ -124,3 +124,18 @@ pub fn pair_sums(out: &mut [i64], x: &[i64]) {
         out[i] = positive(x[i], i) + positive(x[i + 1], i + 1);
     }
 }
+
+/// Assertions without messages: Rust's default wording.
+#[kernel]
+pub fn plain_guards(x: &[i32], which: u32) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        if which == 0 {
+            assert!(x[i] != 13);
+        } else if which == 1 && x[i] == 13 {
+            panic!();
+        } else if which == 2 && x[i] == 13 {
+            unreachable!();
+        }
+    }
+}
