@@ -66,6 +66,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         report::no_negatives,
         report::classify,
         report::print_values,
+        report::print_in_pieces,
         report::pair_sums,
         report::plain_guards,
         shared::histogram,
