@@ -210,3 +210,27 @@ fn assertions_in_device_functions_name_their_line() -> cuprum::Result<()> {
     assert!(thread == bad || thread + 1 == bad, "{p}");
     Ok(())
 }
+
+#[test]
+fn assertions_without_messages_use_rusts_default_wording() -> cuprum::Result<()> {
+    let dev = device()?;
+    let stream = dev.new_stream()?;
+    let n = 500;
+    let mut rng = fastrand::Rng::new();
+    let mut x: Vec<i32> = (0..n).map(|_| rng.i32(14..1000)).collect();
+    let bad = rng.usize(0..n);
+    x[bad] = 13;
+    let dx = stream.to_device(&x)?;
+    for (which, message) in [
+        (0, "assertion failed: x[i] != 13"),
+        (1, "explicit panic"),
+        (2, "internal error: entered unreachable code"),
+    ] {
+        launch!(plain_guards<<<4, 128, stream>>>(&dx, which))?;
+        let p = panic_of(stream.synchronize());
+        assert_eq!(p.message, message);
+        assert_eq!(global_x(&p, 128), bad);
+    }
+    launch!(plain_guards<<<4, 128, stream>>>(&dx, 3))?;
+    stream.synchronize()
+}

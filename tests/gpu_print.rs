@@ -95,6 +95,7 @@ fn child_prints() -> cuprum::Result<()> {
     let big = stream.to_device(&x.big)?;
     let n = x.a.len() as u32;
     launch!(print_values<<<n.div_ceil(64), 64, stream>>>(&a, &f, &flags, &small, &big))?;
+    launch!(print_in_pieces<<<1, 1, stream>>>(&a))?;
     // The GPU's printf buffer is written out at the synchronisation.
     stream.synchronize()
 }

@@ -50,7 +50,7 @@ pub enum Error {
     /// record, or a graph used wrongly.
     Capture(String),
     /// A kernel stopped at a failed runtime check (an out-of-bounds index, a division by
-    /// zero, `step_by(0)`).
+    /// zero, `step_by(0)`) or a failed assertion, `panic!` or `unreachable!`.
     KernelPanic(Box<KernelPanic>),
 }
 
@@ -70,7 +70,8 @@ pub(crate) fn out_of_memory() -> Error {
 pub struct KernelPanic {
     /// The kernel's name.
     pub kernel: String,
-    /// What failed, e.g. "index out of bounds: the len is 10 but the index is 12".
+    /// What failed, in Rust's words, e.g. "index out of bounds: the len is 10 but the index
+    /// is 12", or an assertion's formatted message.
     pub message: String,
     /// Source file of the failing expression.
     pub file: &'static str,

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use cudarc::driver::sys::{self, CUjitInputType, CUjit_option};
 
-use crate::error::{DriverContext, Result};
+use crate::error::{DriverContext, Error, Result};
 
 /// Whether `CUPRUM_LINEINFO=1` was set when the first kernel was loaded.
 pub(crate) fn wanted() -> bool {
@@ -21,8 +21,9 @@ pub(crate) fn wanted() -> bool {
 /// Compiles `ptx` for the current context's device, with line information. The caller has
 /// bound the context to this thread.
 pub(crate) fn compile(ptx: &str) -> Result<Vec<u8>> {
-    let src = CString::new(ptx).expect("PTX text has no NUL byte");
-    let name = CString::new("kernel.ptx").expect("no NUL byte");
+    let src =
+        CString::new(ptx).map_err(|_| Error::Tool("a kernel's PTX contains a NUL byte".into()))?;
+    let name = c"kernel.ptx";
     let mut options = [CUjit_option::CU_JIT_GENERATE_LINE_INFO];
     // The option's value is an `int` passed in the pointer itself.
     let mut values = [std::ptr::without_provenance_mut::<c_void>(1)];

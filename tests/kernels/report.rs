@@ -74,8 +74,7 @@ pub fn double_non_negative(x: &mut [i32]) {
     }
 }
 
-/// Prints one line per element with every kind of format the GPU's printf honours, and one
-/// line made of a `print!` and a `println!` from thread 0.
+/// Prints two lines per element with every kind of format the GPU's printf honours.
 #[kernel]
 pub fn print_values(a: &[i32], f: &[f32], flags: &[bool], small: &[i8], big: &[u64]) {
     let i = gpu::global_id_x();
@@ -100,10 +99,14 @@ pub fn print_values(a: &[i32], f: &[f32], flags: &[bool], small: &[i8], big: &[u
             w = small[i] as i16 * 2
         );
     }
-    if i == 0 {
-        gpu::print!("out single ");
-        gpu::println!("{}", a.len());
-    }
+}
+
+/// One line printed in two calls (launched with one thread: on a GPU, other threads' lines
+/// could come between the calls).
+#[kernel]
+pub fn print_in_pieces(a: &[i32]) {
+    gpu::print!("out single ");
+    gpu::println!("{}", a.len());
 }
 
 /// A device function that asserts: its failure names its own line.
@@ -122,5 +125,20 @@ pub fn pair_sums(out: &mut [i64], x: &[i64]) {
     let i = gpu::global_id_x();
     if i < out.len() {
         out[i] = positive(x[i], i) + positive(x[i + 1], i + 1);
+    }
+}
+
+/// Assertions without messages: Rust's default wording.
+#[kernel]
+pub fn plain_guards(x: &[i32], which: u32) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        if which == 0 {
+            assert!(x[i] != 13);
+        } else if which == 1 && x[i] == 13 {
+            panic!();
+        } else if which == 2 && x[i] == 13 {
+            unreachable!();
+        }
     }
 }
