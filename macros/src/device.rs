@@ -122,6 +122,8 @@ fn exported(
         #errors
         #[doc(hidden)]
         #[macro_export]
+        // The bundle is the function's source as data: its `crate::` paths are not code here.
+        #[allow(clippy::crate_in_macro_def)]
         macro_rules! #mac {
             ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
         }
