@@ -60,6 +60,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_fns::generic_devices,
         device_params::collatz,
         device_params::waits_in_device_fns,
+        device_params::array_results,
         control_flow::reversed,
         control_flow::iterators,
         control_flow::shared_iter,

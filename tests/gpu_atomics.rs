@@ -2,7 +2,6 @@
 //! checked against what the CPU computes; each returns the old value.
 
 use cuprum::prelude::*;
-use cuprum_testkit::device;
 
 #[path = "kernels/atomics.rs"]
 mod kernels;
@@ -12,7 +11,8 @@ macro_rules! check_int {
     ($test:ident, $kernel:ident, $t:ty, $lo:expr, $hi:expr) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
             let stream = dev.default_stream();
             let n = 777;
             let mut r = fastrand::Rng::new();
@@ -50,6 +50,7 @@ macro_rules! check_int {
             expect.sort();
             assert_eq!(seen, expect, "exch returns every old value exactly once");
             assert!(v.contains(&got[15]) && got[16] == got[15], "cas: one winner, {} {}", got[15], got[16]);
+            }
             Ok(())
         }
     };
@@ -64,7 +65,8 @@ macro_rules! check_float {
     ($test:ident, $kernel:ident, $t:ty) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
             let stream = dev.default_stream();
             let n = 500;
             let mut r = fastrand::Rng::new();
@@ -93,6 +95,7 @@ macro_rules! check_float {
             expect.sort_by(|a, b| a.total_cmp(b));
             assert_eq!(seen, expect, "exch returns every old value exactly once");
             assert!(v.contains(&got[9]), "exch_system");
+            }
             Ok(())
         }
     };
@@ -103,24 +106,26 @@ check_float!(f64_atomics, atomics_f64, f64);
 
 #[test]
 fn atomics_on_shared_memory() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.default_stream();
-    let n = 3000;
-    let mut r = fastrand::Rng::new();
-    let v: Vec<u32> = (0..n).map(|_| r.u32(1..100_000)).collect();
-    let dv = stream.to_device(&v)?;
-    let mut out = stream.to_device(&[0u64, 0, u64::MAX, 0])?;
-    launch!(shared_atomics<<<12, 256, stream>>>(&mut out, &dv))?;
-    let got = stream.to_host(&out)?;
-    let bits = v.iter().fold(0u64, |a, &x| a | 1u64 << (x as u64 % 64));
-    assert_eq!(
-        got,
-        vec![
-            v.iter().map(|&x| x as u64).sum(),
-            *v.iter().max().unwrap() as u64,
-            *v.iter().min().unwrap() as u64,
-            bits
-        ]
-    );
+    // On the GPU host: the GPU and the simulator, each against the CPU.
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let n = 3000;
+        let mut r = fastrand::Rng::new();
+        let v: Vec<u32> = (0..n).map(|_| r.u32(1..100_000)).collect();
+        let dv = stream.to_device(&v)?;
+        let mut out = stream.to_device(&[0u64, 0, u64::MAX, 0])?;
+        launch!(shared_atomics<<<12, 256, stream>>>(&mut out, &dv))?;
+        let got = stream.to_host(&out)?;
+        let bits = v.iter().fold(0u64, |a, &x| a | 1u64 << (x as u64 % 64));
+        assert_eq!(
+            got,
+            vec![
+                v.iter().map(|&x| x as u64).sum(),
+                *v.iter().max().unwrap() as u64,
+                *v.iter().min().unwrap() as u64,
+                bits
+            ]
+        );
+    }
     Ok(())
 }

@@ -58,3 +58,26 @@ fn barriers_and_warp_operations_inside_device_functions() -> cuprum::Result<()> 
     }
     Ok(())
 }
+
+#[test]
+fn array_and_tuple_results_of_device_functions() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let n = 300;
+        let x = cuprum_testkit::random_f32(n, -5.0, 5.0);
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f32::NAN; 4 * n])?;
+        launch!(array_results<<<3, 128, stream>>>(&mut out, &dx))?;
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let (a, s) = spread_sum(x[i]);
+            assert_eq!(
+                got[4 * i..4 * i + 4],
+                [a[0], a[1], a[2], s],
+                "{}: {i}",
+                dev.name()
+            );
+        }
+    }
+    Ok(())
+}

@@ -70,7 +70,8 @@ fn sub_slices_local_arrays_and_references() -> cuprum::Result<()> {
         let (got, got_stats) = (stream.to_host(&out)?, stream.to_host(&stats)?);
         for i in 0..n {
             // The same device functions, as host Rust.
-            let window = total(&x[i..i + width]);
+            let w = &x[i..i + width];
+            let window = total(w) + w[w.len() - 1] * 0.5;
             let mut a = [0.0f32; 8];
             let written = fill(&mut a[2..6], x[i]);
             let (left, right) = a.split_at_mut(4);

@@ -3,7 +3,7 @@
 //! transcendental functions (libdevice on the GPU, the platform's libm on the CPU).
 
 use cuprum::prelude::*;
-use cuprum_testkit::{device, ulps_f32, ulps_f64};
+use cuprum_testkit::{ulps_f32, ulps_f64};
 
 #[path = "kernels/math.rs"]
 mod kernels;
@@ -229,7 +229,8 @@ macro_rules! check_float {
     ($test:ident, $kernel:ident, $t:ty, $ulps:ident, $tol:ident) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
             let stream = dev.default_stream();
             let n = 1000;
             let mut r = fastrand::Rng::new();
@@ -256,6 +257,7 @@ macro_rules! check_float {
                 let allowed = if dev.is_simulator() { 0 } else { $tol[k] };
                 assert!(worst[k] <= allowed, "function {k}: {} ulps > {allowed}", worst[k]);
             }
+            }
             Ok(())
         }
     };
@@ -268,7 +270,8 @@ macro_rules! check_int {
     ($test:ident, $kernel:ident, $t:ty) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
             let stream = dev.default_stream();
             let n = 700;
             let mut r = fastrand::Rng::new();
@@ -294,6 +297,7 @@ macro_rules! check_int {
                 ];
                 assert_eq!(&got[10 * i..10 * i + 10], &want, "element {i}: a = {a}, b = {b}");
             }
+            }
             Ok(())
         }
     };
@@ -305,10 +309,13 @@ check_int!(integer_methods_u8, imath_u8, u8);
 
 #[test]
 fn clock64_advances() -> cuprum::Result<()> {
-    let stream = device()?.default_stream();
-    let mut out = stream.alloc_zeros::<u64>(64)?;
-    launch!(clocks<<<1, 32, stream>>>(&mut out))?;
-    let got = stream.to_host(&out)?;
-    assert!(got.chunks(2).all(|c| c[0] > 0), "{got:?}");
+    // On the GPU host: the GPU and the simulator, each against the CPU.
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut out = stream.alloc_zeros::<u64>(64)?;
+        launch!(clocks<<<1, 32, stream>>>(&mut out))?;
+        let got = stream.to_host(&out)?;
+        assert!(got.chunks(2).all(|c| c[0] > 0), "{got:?}");
+    }
     Ok(())
 }

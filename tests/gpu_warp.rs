@@ -2,7 +2,6 @@
 //! the barrier reductions.
 
 use cuprum::prelude::*;
-use cuprum_testkit::device;
 
 #[path = "kernels/warp.rs"]
 mod kernels;
@@ -12,7 +11,8 @@ macro_rules! check_shfl {
     ($test:ident, $kernel:ident, $t:ty, $gen:expr) => {
         #[test]
         fn $test() -> cuprum::Result<()> {
-            let dev = device()?;
+            // On the GPU host: the GPU and the simulator, each against the CPU.
+            for dev in cuprum_testkit::backends()? {
             let stream = dev.default_stream();
             let n = 256;
             let mut r = fastrand::Rng::new();
@@ -33,6 +33,7 @@ macro_rules! check_shfl {
                 for k in 0..4 {
                     assert_eq!(got[4 * i + k].to_bits(), want[k].to_bits(), "thread {i}, shuffle {k}");
                 }
+            }
             }
             Ok(())
         }
@@ -64,57 +65,61 @@ check_shfl!(shuffles_f64, shfl_f64, f64, |r: &mut fastrand::Rng| r.f64()
 
 #[test]
 fn warp_sum_with_shuffles() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.default_stream();
-    let n = 32 * 12;
-    let mut r = fastrand::Rng::new();
-    let v: Vec<f32> = (0..n).map(|_| r.i32(-50..50) as f32 + 0.5).collect();
-    let dv = stream.to_device(&v)?;
-    let mut out = stream.alloc_zeros::<f32>(n / 32)?;
-    launch!(warp_sum<<<3, 128, stream>>>(&mut out, &dv))?;
-    let got = stream.to_host(&out)?;
-    for w in 0..n / 32 {
-        assert_eq!(
-            got[w],
-            v[w * 32..w * 32 + 32].iter().sum::<f32>(),
-            "warp {w}"
-        );
+    // On the GPU host: the GPU and the simulator, each against the CPU.
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let n = 32 * 12;
+        let mut r = fastrand::Rng::new();
+        let v: Vec<f32> = (0..n).map(|_| r.i32(-50..50) as f32 + 0.5).collect();
+        let dv = stream.to_device(&v)?;
+        let mut out = stream.alloc_zeros::<f32>(n / 32)?;
+        launch!(warp_sum<<<3, 128, stream>>>(&mut out, &dv))?;
+        let got = stream.to_host(&out)?;
+        for w in 0..n / 32 {
+            assert_eq!(
+                got[w],
+                v[w * 32..w * 32 + 32].iter().sum::<f32>(),
+                "warp {w}"
+            );
+        }
     }
     Ok(())
 }
 
 #[test]
 fn votes_match_and_barrier_reductions() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.default_stream();
-    let (block, blocks) = (96usize, 3usize);
-    let n = block * blocks;
-    let mut r = fastrand::Rng::new();
-    let v: Vec<u32> = (0..n).map(|_| r.u32(1..12)).collect();
-    let dv = stream.to_device(&v)?;
-    let mut out = stream.alloc_zeros::<u32>(8 * n)?;
-    launch!(votes<<<blocks as u32, block as u32, stream>>>(&mut out, &dv))?;
-    let got = stream.to_host(&out)?;
-    for i in 0..n {
-        let w = &v[i / 32 * 32..i / 32 * 32 + 32];
-        let b = &v[i / block * block..i / block * block + block];
-        let mask = |f: &dyn Fn(u32) -> bool| {
-            w.iter()
-                .enumerate()
-                .filter(|(_, &x)| f(x))
-                .fold(0u32, |m, (l, _)| m | 1 << l)
-        };
-        let want = [
-            mask(&|x| x % 3 == 0),
-            w.iter().all(|&x| x < 1000) as u32,
-            w.contains(&7) as u32,
-            mask(&|x| x % 4 == v[i] % 4),
-            u32::MAX,
-            b.iter().filter(|&&x| x % 3 == 0).count() as u32,
-            b.iter().all(|&x| x > 0) as u32,
-            b.contains(&5) as u32,
-        ];
-        assert_eq!(&got[8 * i..8 * i + 8], &want, "thread {i}");
+    // On the GPU host: the GPU and the simulator, each against the CPU.
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let (block, blocks) = (96usize, 3usize);
+        let n = block * blocks;
+        let mut r = fastrand::Rng::new();
+        let v: Vec<u32> = (0..n).map(|_| r.u32(1..12)).collect();
+        let dv = stream.to_device(&v)?;
+        let mut out = stream.alloc_zeros::<u32>(8 * n)?;
+        launch!(votes<<<blocks as u32, block as u32, stream>>>(&mut out, &dv))?;
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let w = &v[i / 32 * 32..i / 32 * 32 + 32];
+            let b = &v[i / block * block..i / block * block + block];
+            let mask = |f: &dyn Fn(u32) -> bool| {
+                w.iter()
+                    .enumerate()
+                    .filter(|(_, &x)| f(x))
+                    .fold(0u32, |m, (l, _)| m | 1 << l)
+            };
+            let want = [
+                mask(&|x| x % 3 == 0),
+                w.iter().all(|&x| x < 1000) as u32,
+                w.contains(&7) as u32,
+                mask(&|x| x % 4 == v[i] % 4),
+                u32::MAX,
+                b.iter().filter(|&&x| x % 3 == 0).count() as u32,
+                b.iter().all(|&x| x > 0) as u32,
+                b.contains(&5) as u32,
+            ];
+            assert_eq!(&got[8 * i..8 * i + 8], &want, "thread {i}");
+        }
     }
     Ok(())
 }

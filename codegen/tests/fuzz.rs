@@ -65,6 +65,10 @@ const CORPUS: &[&str] = &[
     "fn bits<T: gpu::Int>(o: &mut [T], a: T) { let i = gpu::global_id_x(); if i < o.len() { o[i] = a.rotate_left(1) ^ T::MAX ^ twice(o[i]); gpu::atomic_add(&mut o[0], a); } }",
     // Body constants: values, lengths, tables, constant expressions.
     "fn consts(o: &mut [f32], x: &[f32]) { const N: usize = 4; const M: usize = N * 2 + 1; const T: [f32; N] = [0.5, -1.0, 2.0, 0.25]; static W: [[u32; 2]; 2] = [[1, 2], [3, 4]]; let s = gpu::shared_array::<f32, { M * 8 }>(); let mut a = [0.0f32; M]; let i = gpu::global_id_x(); if i < o.len() { a[i % M] = x[i] * T[i % N] + W[i % 2][1] as f32 + (-(1 << 3) as f32); s[i % 72] = a[0]; o[i] = a[i % M] + s[0] + f32::MAX.min(1.0e3); } }",
+    // `match`, `let x;`, reversed ranges and iterator loops.
+    "fn control(o: &mut [i32], x: &[i32]) { let i = gpu::global_id_x(); if i >= o.len() { return; } let v = x[i % x.len()]; let a = match v % 7 { 0 => 1, 1 | 2 => v, 3..=5 => -v, k @ -6..=-1 if k < -3 => k * 2, _ => 9 }; let b; if a > 0 { b = a; } else { b = -a; } let mut s = 0; for k in (0..(b % 20)).rev().step_by(2) { s += k; } let mut arr = [0i32; 4]; for (k, e) in arr.iter_mut().enumerate() { *e = k as i32 + s; } for (p, q) in arr.iter().zip(x.iter()) { s += *p ^ q; } let t = match (a > 0, s % 3) { (true, 0) => 1, (false, _) => 2, (_, n) => n }; o[i] = s + t; }",
+    // Device functions with references, views and closures (inlined); the newer built-ins.
+    "fn refs(o: &mut [f32], x: &[f32]) { let s = gpu::shared_array::<f32, 64>(); let t = gpu::thread_idx().x as usize % 64; s[t] = x[t % x.len()]; gpu::sync_threads(); let mut m = 0.0f32; bump(&mut m, 2.0); bump(&mut s[t], m); let scale = 3.0f32; let f = |a: f32, b: f32| a + b * scale; let (l, r) = s.split_at_mut(32); let w = &x[..1]; o[t % o.len()] = fold(&l[1..], f) + fold(r, |a, b| a.max(b)) + fold(w, f) + gpu::fast::exp(m) + gpu::lanemask_lt() as f32 + gpu::clock() as f32 + gpu::match_all_sync(gpu::FULL_MASK, t as u32).0 as f32; }",
 ];
 
 /// The `#[device]` functions the corpus calls, by call path; mutated by
@@ -76,6 +80,8 @@ const DEVICES: &[(&str, &str)] = &[
     ("sum3", "fn sum3(x: &[f32], i: usize) -> f32 { let mut s = 0.0; for k in 0..3 { s += x[(i + k) % x.len()]; } s }"),
     ("swap_first", "fn swap_first(u: &mut [u32]) { if u.len() > 1 { let t = u[0]; u[0] = u[1]; u[1] = t; } }"),
     ("pair", "fn pair(p: (f32, u32), a: [f32; 2]) -> (u32, f32) { (p.1, p.0 + a[0] + a[1]) }"),
+    ("bump", "fn bump(m: &mut f32, by: f32) { *m += by; }"),
+    ("fold", "fn fold(v: &[f32], op: impl Fn(f32, f32) -> f32) -> f32 { let mut a = 0.0; for &e in v.iter() { a = op(a, e); } a }"),
 ];
 
 /// Device functions' own calls: `math::cube` calls `sq`.
@@ -158,6 +164,13 @@ const VOCABULARY: &[&str] = &[
     "fn",
     "as",
     "match",
+    "=>",
+    "|",
+    "@",
+    "rev",
+    "iter_mut",
+    "enumerate",
+    "split_at_mut",
     "unsafe",
     "move",
     "ref",

@@ -84,6 +84,9 @@ pub fn finish(
             .collect()
     };
     let bundle = encode_bundle_with_items(&item, &deps, &consts.to_tokens());
+    if matches!(func.vis, syn::Visibility::Public(_)) {
+        return exported(name, &item, &bundle, errors);
+    }
     let mac = format_ident!("__cuprum_device_{}", name);
     quote! {
         #errors
@@ -95,5 +98,40 @@ pub fn finish(
         #[doc(hidden)]
         #[allow(unused_imports)]
         pub(crate) use #mac as #name;
+    }
+}
+
+/// The macro of a `pub` device function, usable from other crates: exported (at the crate's
+/// root, under a name no other function of the crate shares) and re-exported next to the
+/// function, so that `other::module::f(..)` in a kernel finds `other::module::f!`. The
+/// re-export names the macro by one segment: an absolute path (`crate::..`) to a macro-expanded
+/// exported macro is an error in its own crate.
+fn exported(
+    name: &syn::Ident,
+    item: &TokenStream,
+    bundle: &TokenStream,
+    errors: TokenStream,
+) -> TokenStream {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let unique = item
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64 ^ n, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    let mac = format_ident!("__cuprum_device_{}_{:016x}", name, unique);
+    quote! {
+        #errors
+        #[doc(hidden)]
+        #[macro_export]
+        // The bundle is the function's source as data: its `crate::` paths are not code here.
+        #[allow(clippy::crate_in_macro_def)]
+        macro_rules! #mac {
+            ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub use #mac as #name;
     }
 }

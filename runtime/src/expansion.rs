@@ -692,6 +692,7 @@ mod tests {
             shared: &[],
             sass: &[],
             frame_bytes: 0,
+            grid_sync: false,
         }
     }
 
@@ -704,12 +705,14 @@ mod tests {
             file: "a.rs",
             line: 1,
             column: 1,
+            message: None,
         }];
         static B: [Site; 1] = [Site {
             kind: CheckKind::RemZero,
             file: "b.rs",
             line: 2,
             column: 2,
+            message: None,
         }];
         let (a, b): (&'static KernelInfo, &'static KernelInfo) =
             (Box::leak(Box::new(twin(&A))), Box::leak(Box::new(twin(&B))));

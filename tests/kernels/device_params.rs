@@ -55,3 +55,27 @@ pub fn waits_in_device_fns(out: &mut [u32], warp: &mut [u32], scratch: &mut [u32
     out[i] = exchange(scratch, x[i]);
     warp[i] = warp_total(x[i]);
 }
+
+/// An array result and a tuple of an array and a scalar.
+#[device]
+pub fn spread(v: f32) -> [f32; 3] {
+    [v - 1.0, v, v + 1.0]
+}
+
+#[device]
+pub fn spread_sum(v: f32) -> ([f32; 3], f32) {
+    let a = spread(v);
+    (a, a[0] + a[1] + a[2])
+}
+
+#[kernel]
+pub fn array_results(out: &mut [f32], x: &[f32]) {
+    let i = gpu::global_id_x();
+    if i < x.len() {
+        let (a, s) = spread_sum(x[i]);
+        out[4 * i] = a[0];
+        out[4 * i + 1] = a[1];
+        out[4 * i + 2] = a[2];
+        out[4 * i + 3] = s;
+    }
+}

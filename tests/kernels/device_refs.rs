@@ -127,7 +127,8 @@ pub fn min_max(v: &[f32]) -> (f32, f32) {
 pub fn parts(out: &mut [f32], stats: &mut [f32], x: &[f32], width: usize) {
     let i = gpu::global_id_x();
     if i < out.len() {
-        let window = total(&x[i..i + width]);
+        let w = &x[i..i + width];
+        let window = total(w) + w[w.len() - 1] * 0.5;
         let mut a = [0.0f32; 8];
         let written = fill(&mut a[2..6], x[i]);
         let (left, right) = a.split_at_mut(4);

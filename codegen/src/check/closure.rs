@@ -22,6 +22,9 @@ pub(crate) enum Callable {
         generics: Vec<(String, Scalar)>,
         devices: crate::device::DeviceTable,
         kernel: bool,
+        /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
+        /// parameters and result (as rustc infers a closure's types from the bound).
+        signature: Option<(Vec<Ty>, Ty)>,
     },
     /// A closure parameter of a device function checked on its own: its signature only.
     Signature { inputs: Vec<Ty>, output: Ty },
@@ -99,6 +102,44 @@ impl Checker<'_> {
             generics: self.generics.clone(),
             devices: self.devices.clone(),
             kernel: self.kernel,
+            signature: None,
+        })
+    }
+
+    /// `callable` as passed for a parameter bounded by `bound` (in the callee's context, so
+    /// its generic types are known).
+    pub(super) fn with_signature(
+        &mut self,
+        callable: Rc<Callable>,
+        bound: &syn::ParenthesizedGenericArguments,
+    ) -> Rc<Callable> {
+        let Callable::Closure {
+            syntax,
+            scopes,
+            generics,
+            devices,
+            kernel,
+            ..
+        } = &*callable
+        else {
+            return callable;
+        };
+        let inputs = bound
+            .inputs
+            .iter()
+            .map(|t| self.local_type(t).unwrap_or(Ty::Error))
+            .collect();
+        let output = match &bound.output {
+            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(_, t) => self.local_type(t).unwrap_or(Ty::Error),
+        };
+        Rc::new(Callable::Closure {
+            syntax: syntax.clone(),
+            scopes: scopes.clone(),
+            generics: generics.clone(),
+            devices: devices.clone(),
+            kernel: *kernel,
+            signature: Some((inputs, output)),
         })
     }
 
@@ -191,7 +232,13 @@ impl Checker<'_> {
                 generics,
                 devices,
                 kernel,
+                signature,
             } => {
+                if let Some((inputs, _)) = signature {
+                    for ((want, a), node) in inputs.iter().zip(&args).zip(&c.args) {
+                        self.unify_at(want, &a.ty.clone(), node, "the closure's parameter type");
+                    }
+                }
                 if syntax.inputs.len() != args.len() {
                     self.error(
                         c,
@@ -242,6 +289,16 @@ impl Checker<'_> {
                             &body.ty.clone(),
                             &syntax.body,
                             "the closure's return type",
+                        );
+                    }
+                }
+                if let Some((_, output)) = signature {
+                    if !matches!(self.infer.shallow(&body.ty), Ty::Never) {
+                        self.unify_at(
+                            output,
+                            &body.ty.clone(),
+                            &syntax.body,
+                            "the closure's return type (from the parameter's `Fn` bound)",
                         );
                     }
                 }

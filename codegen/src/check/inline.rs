@@ -618,6 +618,10 @@ impl Checker<'_> {
                     self.aliases.push((id, Some(place)));
                 }
                 Bound::Closure(callable) => {
+                    let callable = match super::closure::closure_bound(sig, &param.ty) {
+                        Some(bound) => self.with_signature(callable, bound),
+                        None => callable,
+                    };
                     let id = self.declare(&pname, Ty::Unit, false, pi.ident.span());
                     self.callables.push((id, callable));
                 }

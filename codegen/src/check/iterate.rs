@@ -43,6 +43,8 @@ impl Checker<'_> {
                 _ => None,
             },
             "iter" | "iter_mut" | "enumerate" | "zip" => Some(self.for_items(f)),
+            // Another adaptor on such a chain (`.skip(1)`, `.map(..)`): reported at it.
+            _ if mentions_items(&m.receiver) => Some(self.for_items(f)),
             _ => None,
         }
     }
@@ -398,6 +400,19 @@ impl Checker<'_> {
         body.stmts = lets;
         body.stmts.extend(rest);
         body
+    }
+}
+
+/// Whether a method chain includes `iter()`, `iter_mut()`, `enumerate()` or `zip(..)`.
+fn mentions_items(e: &syn::Expr) -> bool {
+    match strip_parens(e) {
+        syn::Expr::MethodCall(m) => {
+            matches!(
+                m.method.to_string().as_str(),
+                "iter" | "iter_mut" | "enumerate" | "zip"
+            ) || mentions_items(&m.receiver)
+        }
+        _ => false,
     }
 }
 
