@@ -45,6 +45,8 @@ mod expansion;
 mod graph;
 mod host_memory;
 pub mod inspect;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod occupancy;
 mod panic_record;
 mod stream;
