@@ -140,7 +140,10 @@ fn reduced<T: Num>(op: ReduceOp, xs: &[Vec<T>]) -> Vec<T> {
 fn assert_close<T: Num>(got: &[T], want: &[T], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        assert!(T::close(g, w), "{what}: element {i} is {g:?}, expected {w:?}");
+        assert!(
+            T::close(g, w),
+            "{what}: element {i} is {g:?}, expected {w:?}"
+        );
     }
 }
 
@@ -171,7 +174,11 @@ fn all_reduce_of<T: Num>(comms: &[Comm]) -> cuprum::Result<()> {
             let s = c.device().default_stream();
             let what = format!("all_reduce {op:?} on {} rank {rank}", T::NAME);
             assert_close(&s.to_host(&recvs[rank])?, &want, &what);
-            assert_close(&s.to_host(&sends[rank])?, &want, &format!("{what} in place"));
+            assert_close(
+                &s.to_host(&sends[rank])?,
+                &want,
+                &format!("{what} in place"),
+            );
         }
     }
     Ok(())
@@ -235,7 +242,11 @@ fn broadcast_from_every_root() -> cuprum::Result<()> {
         }
         g.end()?;
         for (c, b) in comms.iter().zip(&bufs) {
-            assert_eq!(c.device().default_stream().to_host(b)?, xs[root], "root {root}");
+            assert_eq!(
+                c.device().default_stream().to_host(b)?,
+                xs[root],
+                "root {root}"
+            );
         }
     }
     Ok(())
@@ -248,7 +259,11 @@ fn broadcast_moves_types_without_arithmetic() -> cuprum::Result<()> {
     let data: Vec<i16> = (0..501).map(|_| fastrand::i16(..)).collect();
     let mut bufs = Vec::new();
     for (rank, c) in comms.iter().enumerate() {
-        let init = if rank == 0 { data.clone() } else { vec![-1; data.len()] };
+        let init = if rank == 0 {
+            data.clone()
+        } else {
+            vec![-1; data.len()]
+        };
         bufs.push(c.device().default_stream().to_device(&init)?);
     }
     let mut g = Group::new();
@@ -287,7 +302,10 @@ fn reduce_writes_only_the_root() -> cuprum::Result<()> {
             if rank == root {
                 assert_eq!(got, want, "reduce {op:?} at the root");
             } else {
-                assert!(got.iter().all(|&v| v == i32::poison()), "rank {rank} was written");
+                assert!(
+                    got.iter().all(|&v| v == i32::poison()),
+                    "rank {rank} was written"
+                );
             }
         }
     }
@@ -314,7 +332,10 @@ fn all_gather_in_rank_order() -> cuprum::Result<()> {
     g.end()?;
     for (c, r) in comms.iter().zip(&recvs) {
         let got = c.device().default_stream().to_host(r)?;
-        assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
+        assert!(got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() == w.to_bits()));
     }
     Ok(())
 }
@@ -479,9 +500,15 @@ fn misuse_is_refused_before_nccl_runs() -> cuprum::Result<()> {
     }
     let size = comms.len();
     let mut x = s.to_device(&[0i32; 4])?;
-    assert!(matches!(c.broadcast(&mut x, size), Err(Error::Collective(_))));
+    assert!(matches!(
+        c.broadcast(&mut x, size),
+        Err(Error::Collective(_))
+    ));
     assert!(matches!(c.send(&x, size + 3), Err(Error::Collective(_))));
-    assert!(matches!(c.recv(&mut x, usize::MAX), Err(Error::Collective(_))));
+    assert!(matches!(
+        c.recv(&mut x, usize::MAX),
+        Err(Error::Collective(_))
+    ));
     // Memory of another device (the next rank's, or the plain simulator for a GPU).
     let other = if comms.len() > 1 {
         comms[1].device().clone()
@@ -495,7 +522,10 @@ fn misuse_is_refused_before_nccl_runs() -> cuprum::Result<()> {
     ));
     // A device twice in one communicator.
     let twice = [s.clone(), c.device().new_stream()?];
-    assert!(matches!(Comm::from_devices(&twice), Err(Error::Collective(_))));
+    assert!(matches!(
+        Comm::from_devices(&twice),
+        Err(Error::Collective(_))
+    ));
     assert!(matches!(Comm::from_devices(&[]), Err(Error::Collective(_))));
     // After all that, the communicator still works.
     let mut bufs: Vec<_> = comms
@@ -554,7 +584,9 @@ fn simulated_ranks_that_disagree_are_reported() -> cuprum::Result<()> {
         // NCCL cannot see it; the simulator can.
         return Ok(());
     }
-    let streams: Vec<_> = (0..2).map(|i| Device::simulated(i).default_stream()).collect();
+    let streams: Vec<_> = (0..2)
+        .map(|i| Device::simulated(i).default_stream())
+        .collect();
     let comms = Comm::from_devices(&streams)?;
     let mut a = streams[0].to_device(&[1.0f32; 10])?;
     let mut b = streams[1].to_device(&[1.0f32; 12])?;
@@ -586,5 +618,25 @@ fn ids_travel_as_text_files_and_variables() -> cuprum::Result<()> {
         Err(Error::Timeout(_))
     ));
     assert!(Id::from_env("CUPRUM_TEST_UNSET_VARIABLE").is_err());
+    Ok(())
+}
+
+#[test]
+fn missing_nccl_is_an_error_that_says_what_to_install() -> cuprum::Result<()> {
+    let on_gpu = !device()?.is_simulator();
+    match cuprum::nccl::version() {
+        Ok(v) => assert!(v >= 21400, "NCCL version {v}"),
+        Err(Error::NcclMissing(msg)) => {
+            assert!(!on_gpu, "the GPU tests need NCCL: {msg}");
+            assert!(
+                msg.contains("libnccl.so") && msg.contains("Install NCCL"),
+                "{msg}"
+            );
+            // Simulated communicators never need it.
+            let streams = [Device::simulated(0).default_stream()];
+            assert_eq!(Comm::from_devices(&streams)?.len(), 1);
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+    }
     Ok(())
 }

@@ -8,7 +8,7 @@
 
 use std::cell::Cell;
 use std::ffi::{c_void, CStr};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaStream, SyncOnDrop};
@@ -131,11 +131,44 @@ pub(crate) struct RawComm {
     ctx: Arc<CudaContext>,
     /// Why the communicator was aborted.
     aborted: Cell<Option<&'static str>>,
+    /// Owns the handles of every rank made together, and `index` is this rank's among them.
+    owner: Arc<Owner>,
+    index: usize,
 }
 
 // SAFETY: an NCCL communicator may be used from any thread, one call at a time; `RawComm` is
 // not `Sync`, so calls on one are never concurrent.
 unsafe impl Send for RawComm {}
+
+/// The handles of the ranks made together (all GPUs of a process, or one rank), released
+/// together when the last of their `Comm`s is dropped. Each `Comm` first waits for its own
+/// stream, so no rank's resources go while a peer's kernels may still read them.
+struct Owner {
+    /// Live handles as addresses (0 once aborted), with their contexts.
+    handles: Mutex<Vec<(usize, Arc<CudaContext>)>>,
+}
+
+impl Owner {
+    /// Takes handle `index` out and aborts it (never waits for other ranks).
+    fn abort(&self, index: usize) {
+        let mut handles = self.handles.lock().unwrap_or_else(|e| e.into_inner());
+        let (h, ctx) = &mut handles[index];
+        let h = std::mem::take(h) as ncclComm_t;
+        if !h.is_null() {
+            let _ = ctx.bind_to_thread();
+            // SAFETY: `h` was live and is never used again (its slot now holds 0, and the
+            // rank's own copy was cleared first).
+            let _ = unsafe { result::comm_abort(h) };
+        }
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let n = self.handles.get_mut().map_or(0, |h| h.len());
+        (0..n).for_each(|i| self.abort(i));
+    }
+}
 
 impl RawComm {
     /// The live handle, or the error that a call on an aborted communicator gets.
@@ -153,12 +186,9 @@ impl RawComm {
 
     /// Aborts the communicator (ends its kernels; never waits for other ranks).
     fn abort(&self, why: &'static str) {
-        let h = self.handle.replace(std::ptr::null_mut());
-        if !h.is_null() {
+        if !self.handle.replace(std::ptr::null_mut()).is_null() {
             self.aborted.set(Some(why));
-            let _ = self.ctx.bind_to_thread();
-            // SAFETY: `h` is a live communicator, never used again.
-            let _ = unsafe { result::comm_abort(h) };
+            self.owner.abort(self.index);
         }
     }
 
@@ -239,6 +269,9 @@ impl RawComm {
         stream: &CudaStream,
     ) -> Result<()> {
         let h = self.live()?;
+        self.ctx
+            .bind_to_thread()
+            .during("binding the device's context")?;
         let s = stream.cu_stream() as sys::cudaStream_t;
         let src = buffers
             .send
@@ -279,13 +312,6 @@ impl RawComm {
         };
         r.map(|_| ())
             .map_err(|e| nccl_error(kind.name(), &e, Some(h)))
-    }
-}
-
-impl Drop for RawComm {
-    fn drop(&mut self) {
-        // `Comm::drop` has waited for the stream; nothing of this rank is in flight.
-        self.abort("it was dropped");
     }
 }
 
@@ -339,14 +365,23 @@ pub(crate) fn init_rank(
     let ctx = context(stream);
     ctx.bind_to_thread()
         .during("binding the device's context")?;
-    let comm = start_init(ctx, rank, size, id)?;
+    let mut handles = Vec::new();
+    let started = start_init(&ctx, rank, size, id, &mut handles);
+    let comm = ranks(handles).pop().expect("one rank was started");
+    started?;
     comm.settle(Instant::now() + timeout, "creating the communicator")?;
     Ok(comm)
 }
 
 /// Starts creating one rank (NCCL finishes in the background); the current context is the
-/// rank's.
-fn start_init(ctx: Arc<CudaContext>, rank: usize, size: usize, id: &Id) -> Result<RawComm> {
+/// rank's. The handle goes into `handles` even on failure (so that it is aborted).
+fn start_init(
+    ctx: &Arc<CudaContext>,
+    rank: usize,
+    size: usize,
+    id: &Id,
+    handles: &mut Vec<(usize, Arc<CudaContext>)>,
+) -> Result<()> {
     let (Ok(nranks), Ok(r)) = (i32::try_from(size), i32::try_from(rank)) else {
         return Err(Error::Collective(format!(
             "a communicator of {size} ranks is too large for NCCL"
@@ -359,15 +394,31 @@ fn start_init(ctx: Arc<CudaContext>, rank: usize, size: usize, id: &Id) -> Resul
     };
     // SAFETY: valid out-pointer and configuration; NCCL copies the id and the configuration.
     let r = unsafe { result::comm_init_rank_config(&mut handle, nranks, unique, r, &mut cfg) };
-    let comm = RawComm {
-        handle: Cell::new(handle),
-        ctx,
-        aborted: Cell::new(None),
-    };
-    match r {
-        Ok(_) => Ok(comm),
-        Err(e) => Err(nccl_error("creating the communicator", &e, Some(handle))),
-    }
+    let described = r.map_err(|e| nccl_error("creating the communicator", &e, Some(handle)));
+    handles.push((handle as usize, ctx.clone()));
+    described.map(|_| ())
+}
+
+/// The ranks whose creation `handles` started, owned together.
+fn ranks(handles: Vec<(usize, Arc<CudaContext>)>) -> Vec<RawComm> {
+    let comms: Vec<(ncclComm_t, Arc<CudaContext>)> = handles
+        .iter()
+        .map(|(h, ctx)| (*h as ncclComm_t, ctx.clone()))
+        .collect();
+    let owner = Arc::new(Owner {
+        handles: Mutex::new(handles),
+    });
+    comms
+        .into_iter()
+        .enumerate()
+        .map(|(index, (h, ctx))| RawComm {
+            handle: Cell::new(h),
+            ctx,
+            aborted: Cell::new(None),
+            owner: owner.clone(),
+            index,
+        })
+        .collect()
 }
 
 /// One communicator over the GPUs of `streams`, all in this process.
@@ -375,7 +426,7 @@ pub(crate) fn init_all(streams: &[Stream], timeout: Duration) -> Result<Vec<RawC
     loaded()?;
     let size = streams.len();
     let id = Id::from_bytes(unique_id()?.map(|c| c as u8));
-    let mut comms = Vec::with_capacity(size);
+    let mut handles = Vec::with_capacity(size);
     result::group_start().map_err(|e| nccl_error("starting a group", &e, None))?;
     let mut failure = None;
     for (rank, s) in streams.iter().enumerate() {
@@ -383,16 +434,15 @@ pub(crate) fn init_all(streams: &[Stream], timeout: Duration) -> Result<Vec<RawC
         let started = ctx
             .bind_to_thread()
             .during("binding the device's context")
-            .and_then(|()| start_init(ctx, rank, size, &id));
-        match started {
-            Ok(c) => comms.push(c),
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
+            .and_then(|()| start_init(&ctx, rank, size, &id, &mut handles));
+        if let Err(e) = started {
+            failure = Some(e);
+            break;
         }
     }
     let ended = result::group_end();
+    // From here on the handles are owned (and aborted on every error path).
+    let comms = ranks(handles);
     if let Some(e) = failure {
         return Err(e);
     }
