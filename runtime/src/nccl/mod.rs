@@ -68,7 +68,9 @@ use std::time::Duration;
 use cudarc::driver::SyncOnDrop;
 use cudarc::nccl::sys::ncclDataType_t;
 
-use crate::buffer::{DeviceSlice, DeviceSliceMut, RawView, RawViewMut, Repr, ReprMut};
+use crate::buffer::{
+    DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut, RawView, RawViewMut, Repr, ReprMut,
+};
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -214,6 +216,44 @@ macro_rules! reducible_floats {
 }
 
 reducible_floats!(f32, f64);
+
+/// Memory a grouped call reads: `&buf` or `&view` (borrowed for the group's lifetime), or a
+/// [`DeviceView`] by value (`buf.slice(..n)`), which the group keeps.
+pub trait ReadBuf<'a, T: Element> {
+    #[doc(hidden)]
+    fn __raw(self) -> RawView<'a, T>;
+}
+
+/// Memory a grouped call writes: `&mut buf` or `&mut view` (borrowed for the group's
+/// lifetime), or a [`DeviceViewMut`] by value (`buf.slice_mut(..n)`), which the group keeps.
+pub trait WriteBuf<'a, T: Element> {
+    #[doc(hidden)]
+    fn __raw(self) -> RawViewMut<'a, T>;
+}
+
+impl<'a, T: Element, B: DeviceSlice<T> + ?Sized> ReadBuf<'a, T> for &'a B {
+    fn __raw(self) -> RawView<'a, T> {
+        self.__view()
+    }
+}
+
+impl<'a, T: Element> ReadBuf<'a, T> for DeviceView<'a, T> {
+    fn __raw(self) -> RawView<'a, T> {
+        self.into_raw()
+    }
+}
+
+impl<'a, T: Element, B: DeviceSliceMut<T> + ?Sized> WriteBuf<'a, T> for &'a mut B {
+    fn __raw(self) -> RawViewMut<'a, T> {
+        self.__view_mut()
+    }
+}
+
+impl<'a, T: Element> WriteBuf<'a, T> for DeviceViewMut<'a, T> {
+    fn __raw(self) -> RawViewMut<'a, T> {
+        self.into_raw()
+    }
+}
 
 /// One rank of a communicator, bound to a stream of its device.
 ///
@@ -589,11 +629,11 @@ impl<'a> Group<'a> {
     pub fn all_reduce<T: Reducible>(
         &mut self,
         comm: &'a Comm,
-        send: &'a (impl DeviceSlice<T> + ?Sized),
-        recv: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        send: impl ReadBuf<'a, T>,
+        recv: impl WriteBuf<'a, T>,
         op: ReduceOp,
     ) -> Result<()> {
-        let (send, recv) = (send.__view(), recv.__view_mut());
+        let (send, recv) = (send.__raw(), recv.__raw());
         same_len(recv.repr.len(), send.repr.len())?;
         self.add(
             comm,
@@ -611,10 +651,10 @@ impl<'a> Group<'a> {
     pub fn all_reduce_in_place<T: Reducible>(
         &mut self,
         comm: &'a Comm,
-        buf: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        buf: impl WriteBuf<'a, T>,
         op: ReduceOp,
     ) -> Result<()> {
-        let buf = buf.__view_mut();
+        let buf = buf.__raw();
         self.add(
             comm,
             Kind::AllReduce(op),
@@ -631,11 +671,11 @@ impl<'a> Group<'a> {
     pub fn broadcast<T: CommElement>(
         &mut self,
         comm: &'a Comm,
-        buf: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        buf: impl WriteBuf<'a, T>,
         root: usize,
     ) -> Result<()> {
         comm.check_rank("broadcast", "root", root)?;
-        let buf = buf.__view_mut();
+        let buf = buf.__raw();
         self.add(
             comm,
             Kind::Broadcast { root },
@@ -652,13 +692,13 @@ impl<'a> Group<'a> {
     pub fn reduce<T: Reducible>(
         &mut self,
         comm: &'a Comm,
-        send: &'a (impl DeviceSlice<T> + ?Sized),
-        recv: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        send: impl ReadBuf<'a, T>,
+        recv: impl WriteBuf<'a, T>,
         op: ReduceOp,
         root: usize,
     ) -> Result<()> {
         comm.check_rank("reduce", "root", root)?;
-        let (send, recv) = (send.__view(), recv.__view_mut());
+        let (send, recv) = (send.__raw(), recv.__raw());
         same_len(recv.repr.len(), send.repr.len())?;
         self.add(
             comm,
@@ -676,10 +716,10 @@ impl<'a> Group<'a> {
     pub fn all_gather<T: CommElement>(
         &mut self,
         comm: &'a Comm,
-        send: &'a (impl DeviceSlice<T> + ?Sized),
-        recv: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        send: impl ReadBuf<'a, T>,
+        recv: impl WriteBuf<'a, T>,
     ) -> Result<()> {
-        let (send, recv) = (send.__view(), recv.__view_mut());
+        let (send, recv) = (send.__raw(), recv.__raw());
         same_len(recv.repr.len(), times(send.repr.len(), comm.size)?)?;
         self.add(
             comm,
@@ -697,11 +737,11 @@ impl<'a> Group<'a> {
     pub fn reduce_scatter<T: Reducible>(
         &mut self,
         comm: &'a Comm,
-        send: &'a (impl DeviceSlice<T> + ?Sized),
-        recv: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        send: impl ReadBuf<'a, T>,
+        recv: impl WriteBuf<'a, T>,
         op: ReduceOp,
     ) -> Result<()> {
-        let (send, recv) = (send.__view(), recv.__view_mut());
+        let (send, recv) = (send.__raw(), recv.__raw());
         same_len(times(recv.repr.len(), comm.size)?, send.repr.len())?;
         self.add(
             comm,
@@ -719,11 +759,11 @@ impl<'a> Group<'a> {
     pub fn send<T: CommElement>(
         &mut self,
         comm: &'a Comm,
-        buf: &'a (impl DeviceSlice<T> + ?Sized),
+        buf: impl ReadBuf<'a, T>,
         peer: usize,
     ) -> Result<()> {
         comm.check_rank("send", "peer", peer)?;
-        let buf = buf.__view();
+        let buf = buf.__raw();
         self.add(
             comm,
             Kind::Send { peer },
@@ -740,11 +780,11 @@ impl<'a> Group<'a> {
     pub fn recv<T: CommElement>(
         &mut self,
         comm: &'a Comm,
-        buf: &'a mut (impl DeviceSliceMut<T> + ?Sized),
+        buf: impl WriteBuf<'a, T>,
         peer: usize,
     ) -> Result<()> {
         comm.check_rank("recv", "peer", peer)?;
-        let buf = buf.__view_mut();
+        let buf = buf.__raw();
         self.add(
             comm,
             Kind::Recv { peer },
