@@ -46,7 +46,10 @@ fn loaded() -> Result<()> {
 }
 
 fn missing_message() -> String {
-    let names = cudarc::get_lib_name_candidates("nccl");
+    let mut names = cudarc::get_lib_name_candidates("nccl");
+    names.dedup_by(|a, b| a == b);
+    names.sort();
+    names.dedup();
     format!(
         "NCCL is not installed (none of {} could be loaded). Install NCCL 2.14 or newer: \
          `apt install libnccl2 libnccl-dev` (NVIDIA's CUDA repository) gives libnccl.so; the pip \
