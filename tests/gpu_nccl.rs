@@ -640,3 +640,59 @@ fn missing_nccl_is_an_error_that_says_what_to_install() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn simulated_devices_are_distinct_devices() -> cuprum::Result<()> {
+    assert_eq!(Device::simulated(0), Device::simulator());
+    assert_eq!(Device::simulated(5), Device::simulated(5));
+    assert_ne!(Device::simulated(5), Device::simulator());
+    // Any ordinal, without making the ones below it.
+    assert_eq!(Device::simulated(usize::MAX).ordinal(), usize::MAX);
+    let buf = Device::simulated(1)
+        .default_stream()
+        .to_device(&[1u32, 2])?;
+    assert!(matches!(
+        Device::simulated(2).default_stream().to_host(&buf),
+        Err(Error::WrongDevice(_))
+    ));
+    assert_eq!(
+        Device::simulated(1).default_stream().to_host(&buf)?,
+        vec![1, 2]
+    );
+    Ok(())
+}
+
+#[test]
+fn impossible_communicators_are_refused() -> cuprum::Result<()> {
+    let dev = devices()?.remove(0);
+    let id = Id::new(&dev)?;
+    let stream = dev.new_stream()?;
+    for (rank, size) in [(0, usize::MAX), (3, 3), (usize::MAX, 2)] {
+        assert!(
+            matches!(
+                Comm::from_rank(&stream, rank, size, &id),
+                Err(Error::Collective(_))
+            ),
+            "rank {rank} of {size}"
+        );
+    }
+    // An id of the other kind of device.
+    let other = if dev.is_simulator() {
+        None
+    } else {
+        Some(Id::new(&Device::simulator())?)
+    };
+    if let Some(sim_id) = other {
+        assert!(matches!(
+            Comm::from_rank(&stream, 0, 1, &sim_id),
+            Err(Error::Collective(_))
+        ));
+    }
+    // A GPU's id (not a simulator's) on the simulator.
+    let sim = Device::simulator().default_stream();
+    assert!(matches!(
+        Comm::from_rank(&sim, 0, 1, &Id::from_bytes([7; 128])),
+        Err(Error::Collective(_))
+    ));
+    Ok(())
+}

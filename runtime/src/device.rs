@@ -171,11 +171,12 @@ impl Device {
         // Simulated devices live as long as the process, like the simulator always has.
         static SIMS: Mutex<Vec<Device>> = Mutex::new(Vec::new());
         let mut sims = SIMS.lock().unwrap_or_else(|e| e.into_inner());
-        while sims.len() <= ordinal {
-            let n = sims.len();
-            sims.push(Self::new_simulated(n));
+        if let Some(d) = sims.iter().find(|d| d.core.sim_ordinal == ordinal) {
+            return d.clone();
         }
-        sims[ordinal].clone()
+        let d = Self::new_simulated(ordinal);
+        sims.push(d.clone());
+        d
     }
 
     fn new_simulated(ordinal: usize) -> Device {

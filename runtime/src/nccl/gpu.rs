@@ -370,8 +370,9 @@ pub(crate) fn init_rank(
         .during("binding the device's context")?;
     let mut handles = Vec::new();
     let started = start_init(&ctx, rank, size, id, &mut handles);
-    let comm = ranks(handles).pop().expect("one rank was started");
+    let comm = ranks(handles).pop();
     started?;
+    let comm = comm.expect("a rank that started has its handle");
     comm.settle(Instant::now() + timeout, "creating the communicator")?;
     Ok(comm)
 }

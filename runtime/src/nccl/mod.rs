@@ -82,6 +82,9 @@ pub use id::Id;
 /// ([`Comm::set_timeout`], [`Comm::from_rank_with_timeout`]).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The most ranks of a simulated communicator (its ranks are threads of this process).
+pub const MAX_SIMULATED_RANKS: usize = 4096;
+
 /// The version of the NCCL library this process loads, as NCCL encodes it (2.27.3 is
 /// `22703`).
 ///
@@ -365,6 +368,21 @@ impl Comm {
         if rank >= size {
             return Err(Error::Collective(format!(
                 "from_rank: rank {rank} is not a rank of a communicator of {size}"
+            )));
+        }
+        let limit = if stream.device().is_simulator() {
+            MAX_SIMULATED_RANKS
+        } else {
+            i32::MAX as usize
+        };
+        if size > limit {
+            return Err(Error::Collective(format!(
+                "from_rank: a communicator of {size} ranks is more than the {limit} that {} allows",
+                if stream.device().is_simulator() {
+                    "the simulator"
+                } else {
+                    "NCCL"
+                }
             )));
         }
         if id.is_simulated() != stream.device().is_simulator() {
