@@ -185,6 +185,8 @@ fn one_rank(comm: &Comm, grid: &[f32], p: Problem) -> Result<(Vec<f32>, Duration
     let took = start.elapsed();
     let mut all = stream.alloc_zeros::<f32>(p.n * p.n)?;
     comm.all_gather(&band.cur, &mut all)?;
+    // Every rank has its copy before any process moves on (and may exit).
+    comm.all_reduce_in_place(&mut token, ReduceOp::Sum)?;
     comm.synchronize()?;
     Ok((stream.to_host(&all)?, took))
 }

@@ -47,7 +47,6 @@ fn loaded() -> Result<()> {
 
 fn missing_message() -> String {
     let mut names = cudarc::get_lib_name_candidates("nccl");
-    names.dedup_by(|a, b| a == b);
     names.sort();
     names.dedup();
     format!(
