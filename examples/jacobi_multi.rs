@@ -283,7 +283,7 @@ fn run(args: Args) -> Result<Verdict> {
             let (want, one) = one_device(comm.stream(), &grid, p)?;
             Ok(check(&got, &want, p.n).map(|()| {
                 format!(
-                    "{ranks} processes, {n}×{n} grid, {s} steps, bit for bit with one GPU; 1 GPU {:.1} ms, {ranks} GPUs {:.1} ms ({:.2}× faster)",
+                    "{ranks} processes, {n}×{n} grid, {s} steps, bit for bit with one GPU; 1 GPU {:.1} ms, {ranks} GPUs {:.1} ms, speedup {:.2}×",
                     ms(one),
                     ms(took),
                     one.as_secs_f64() / took.as_secs_f64(),
@@ -311,7 +311,7 @@ fn run(args: Args) -> Result<Verdict> {
             let (got, took) = all_in_one_process(&comms, &grid, p)?;
             Ok(check(&got, &want, p.n).map(|()| {
                 format!(
-                    "{k} devices in one process, {n}×{n} grid, {s} steps, bit for bit with one device; 1 device {:.1} ms, {k} devices {:.1} ms ({:.2}× faster)",
+                    "{k} devices in one process, {n}×{n} grid, {s} steps, bit for bit with one device; 1 device {:.1} ms, {k} devices {:.1} ms, speedup {:.2}×",
                     ms(one),
                     ms(took),
                     one.as_secs_f64() / took.as_secs_f64(),

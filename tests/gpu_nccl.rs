@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use cuprum::nccl::{Comm, Group, Id, ReduceOp, Reducible};
+use cuprum::nccl::{Comm, CommOptions, Group, Id, ReduceOp, Reducible};
 use cuprum::prelude::*;
 use cuprum_testkit::device;
 
@@ -197,6 +197,17 @@ fn all_reduce_every_op_and_type() -> cuprum::Result<()> {
     all_reduce_of::<u64>(&comms)?;
     all_reduce_of::<isize>(&comms)?;
     all_reduce_of::<usize>(&comms)
+}
+
+#[test]
+fn blocking_communicators_reduce_too() -> cuprum::Result<()> {
+    let streams = devices()?
+        .iter()
+        .map(Device::new_stream)
+        .collect::<cuprum::Result<Vec<_>>>()?;
+    let comms = Comm::from_devices_with(&streams, CommOptions::default().blocking(true))?;
+    all_reduce_of::<f32>(&comms)?;
+    all_reduce_of::<u64>(&comms)
 }
 
 #[test]
@@ -550,7 +561,7 @@ fn a_rank_that_never_joins_times_out() -> cuprum::Result<()> {
     let stream = dev.new_stream()?;
     let t = Duration::from_millis(1500);
     // Rank 1 of 2 never comes.
-    match Comm::from_rank_with_timeout(&stream, 0, 2, &id, t) {
+    match Comm::from_rank_with(&stream, 0, 2, &id, CommOptions::default().timeout(t)) {
         Err(Error::Timeout(msg)) => assert!(!msg.is_empty()),
         other => panic!("expected a timeout, got {other:?}"),
     }

@@ -10,8 +10,8 @@ stays off:
     scripts/nccl-run /opt/torch/.venv/bin/python3 bench/nccl/allreduce_torch.py \
         [--max-mib 1024] [--rounds 5] [--cuprum cuprum.txt]
 
-With --cuprum (the saved output of bench_nccl), adds Cuprum's bus bandwidth and the ratio
-Cuprum / PyTorch per size.
+With --cuprum (the saved output of bench_nccl), adds Cuprum's bus bandwidth (non-blocking and
+blocking communicators) and its ratio to PyTorch's per size.
 """
 
 import argparse
@@ -67,13 +67,13 @@ def rank_main(rank, world, port, sizes, rounds, queue):
 
 
 def cuprum_rows(path):
-    """bytes -> busbw from bench_nccl's csv lines."""
+    """tag -> {bytes: busbw} from bench_nccl's csv lines (tags cuprum, cuprum-blocking)."""
     rows = {}
     with open(path) as f:
         for line in f:
             parts = line.strip().split(",")
-            if len(parts) == 7 and parts[0] == "csv" and parts[1] == "cuprum":
-                rows[int(parts[3])] = float(parts[6])
+            if len(parts) == 7 and parts[0] == "csv" and parts[1].startswith("cuprum"):
+                rows.setdefault(parts[1], {})[int(parts[3])] = float(parts[6])
     return rows
 
 
@@ -109,8 +109,8 @@ def main():
         f"NCCL_NVLS_ENABLE={os.environ['NCCL_NVLS_ENABLE']}"
     )
     header = f"{'size':>10} {'time (us)':>12} {'algbw (GB/s)':>14} {'busbw (GB/s)':>14}"
-    if cuprum:
-        header += f" {'Cuprum busbw':>14} {'Cuprum/torch':>13}"
+    for tag in cuprum:
+        header += f" {tag + ' busbw':>22} {'/ torch':>8}"
     print(header)
     factor = 2 * (world - 1) / world
     rows = []
@@ -121,8 +121,9 @@ def main():
         rows.append((nbytes, ms, algbw, algbw * factor))
     for nbytes, ms, algbw, busbw in rows:
         line = f"{nbytes >> 20:>6} MiB {ms * 1e3:>12.1f} {algbw:>14.1f} {busbw:>14.1f}"
-        if nbytes in cuprum:
-            line += f" {cuprum[nbytes]:>14.1f} {cuprum[nbytes] / busbw:>13.3f}"
+        for rows_of_tag in cuprum.values():
+            if nbytes in rows_of_tag:
+                line += f" {rows_of_tag[nbytes]:>22.1f} {rows_of_tag[nbytes] / busbw:>8.3f}"
         print(line)
     for nbytes, ms, algbw, busbw in rows:
         print(f"csv,torch,{world},{nbytes},{ms * 1e3:.3f},{algbw:.2f},{busbw:.2f}")

@@ -2,6 +2,7 @@
 //! machine: one thread per GPU, each one rank (`Comm::from_rank`), as PyTorch runs one process
 //! per GPU (`bench/nccl/allreduce_torch.py` measures the same with `torch.distributed`).
 //!
+//! Both kinds of communicator are measured: non-blocking (Cuprum's default) and blocking.
 //! Each size: the result of one all-reduce is checked, then `ROUNDS` rounds of `iters`
 //! back-to-back in-place `f32` sums are timed with CUDA events on each rank's stream, after a
 //! barrier; a round's time is the slowest rank's, and the table shows the median round.
@@ -13,7 +14,7 @@
 
 use std::process::ExitCode;
 
-use cuprum::nccl::{Comm, Id, ReduceOp};
+use cuprum::nccl::{Comm, CommOptions, Id, ReduceOp};
 use cuprum::{Device, Error, Result};
 
 /// Median of `v` (not empty).
@@ -29,10 +30,12 @@ fn rank_main(
     id: Id,
     sizes: &[usize],
     rounds: usize,
+    blocking: bool,
 ) -> Result<Vec<Vec<f64>>> {
     let dev = Device::gpu(rank)?;
     let stream = dev.new_stream()?;
-    let comm = Comm::from_rank(&stream, rank, size, &id)?;
+    let options = CommOptions::default().blocking(blocking);
+    let comm = Comm::from_rank_with(&stream, rank, size, &id, options)?;
     let max = *sizes.iter().max().expect("sizes") / 4;
     let mut buf = stream.to_device(&vec![(rank + 1) as f32; max])?;
     let mut token = stream.to_device(&[0u32])?;
@@ -82,60 +85,65 @@ fn run(max_mib: usize, rounds: usize) -> Result<ExitCode> {
     }
     let version = cuprum::nccl::version()?;
     let dev0 = Device::gpu(0)?;
-    let id = Id::new(&dev0)?;
     let sizes: Vec<usize> = (20..=30)
         .map(|s| 1usize << s)
         .filter(|&b| b <= max_mib << 20)
         .collect();
-    let results: Vec<Result<Vec<Vec<f64>>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..gpus)
-            .map(|rank| {
-                let sizes = &sizes;
-                scope.spawn(move || rank_main(rank, gpus, id, sizes, rounds))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Nccl("a rank's thread panicked".into())))
-            })
-            .collect()
-    });
-    let per_rank = results.into_iter().collect::<Result<Vec<_>>>()?;
-    println!(
-        "bench_nccl: all_reduce (sum, f32, in place), Cuprum over NCCL {}.{}.{}, {gpus} × {}, NCCL_NVLS_ENABLE={}",
-        version / 10000,
-        (version / 100) % 100,
-        version % 100,
-        dev0.name(),
-        std::env::var("NCCL_NVLS_ENABLE").unwrap_or_default()
-    );
-    println!(
-        "{:>10} {:>12} {:>14} {:>14}",
-        "size", "time (us)", "algbw (GB/s)", "busbw (GB/s)"
-    );
-    let factor = 2.0 * (gpus - 1) as f64 / gpus as f64;
     let mut csv = Vec::new();
-    for (i, &bytes) in sizes.iter().enumerate() {
-        // A round takes as long as its slowest rank.
-        let slowest: Vec<f64> = (0..rounds)
-            .map(|r| per_rank.iter().map(|t| t[i][r]).fold(0.0, f64::max))
-            .collect();
-        let ms = median(slowest);
-        let algbw = bytes as f64 / (ms * 1e-3) / 1e9;
-        let busbw = algbw * factor;
+    // Non-blocking communicators (Cuprum's default: every wait has a timeout) and blocking
+    // ones (what PyTorch uses).
+    for (blocking, tag) in [(false, "cuprum"), (true, "cuprum-blocking")] {
+        let id = Id::new(&dev0)?;
+        let results: Vec<Result<Vec<Vec<f64>>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..gpus)
+                .map(|rank| {
+                    let sizes = &sizes;
+                    scope.spawn(move || rank_main(rank, gpus, id, sizes, rounds, blocking))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::Nccl("a rank's thread panicked".into())))
+                })
+                .collect()
+        });
+        let per_rank = results.into_iter().collect::<Result<Vec<_>>>()?;
         println!(
-            "{:>6} MiB {:>12.1} {:>14.1} {:>14.1}",
-            bytes >> 20,
-            ms * 1e3,
-            algbw,
-            busbw
+            "bench_nccl: all_reduce (sum, f32, in place), Cuprum over NCCL {}.{}.{} ({} communicators), {gpus} × {}, NCCL_NVLS_ENABLE={}",
+            version / 10000,
+            (version / 100) % 100,
+            version % 100,
+            if blocking { "blocking" } else { "non-blocking" },
+            dev0.name(),
+            std::env::var("NCCL_NVLS_ENABLE").unwrap_or_default()
         );
-        csv.push(format!(
-            "csv,cuprum,{gpus},{bytes},{:.3},{algbw:.2},{busbw:.2}",
-            ms * 1e3
-        ));
+        println!(
+            "{:>10} {:>12} {:>14} {:>14}",
+            "size", "time (us)", "algbw (GB/s)", "busbw (GB/s)"
+        );
+        let factor = 2.0 * (gpus - 1) as f64 / gpus as f64;
+        for (i, &bytes) in sizes.iter().enumerate() {
+            // A round takes as long as its slowest rank.
+            let slowest: Vec<f64> = (0..rounds)
+                .map(|r| per_rank.iter().map(|t| t[i][r]).fold(0.0, f64::max))
+                .collect();
+            let ms = median(slowest);
+            let algbw = bytes as f64 / (ms * 1e-3) / 1e9;
+            let busbw = algbw * factor;
+            println!(
+                "{:>6} MiB {:>12.1} {:>14.1} {:>14.1}",
+                bytes >> 20,
+                ms * 1e3,
+                algbw,
+                busbw
+            );
+            csv.push(format!(
+                "csv,{tag},{gpus},{bytes},{:.3},{algbw:.2},{busbw:.2}",
+                ms * 1e3
+            ));
+        }
     }
     csv.iter().for_each(|l| println!("{l}"));
     Ok(ExitCode::SUCCESS)

@@ -1,10 +1,11 @@
 //! GPU communicators: NCCL through cudarc's `nccl::result` and `nccl::sys` layers.
 //!
-//! Every communicator is made non-blocking (`ncclConfig_t::blocking = 0`), so that no NCCL
-//! call waits on the host for another rank: creation and each group return at once (or with
-//! `ncclInProgress`), and Cuprum polls `ncclCommGetAsyncError` until the communicator is
-//! ready, up to the communicator's timeout, after which it calls `ncclCommAbort`. cudarc's
-//! safe `Comm` is blocking and panics in its `Drop`, so it is not used.
+//! Communicators are non-blocking (`ncclConfig_t::blocking = 0`) unless the caller asks for
+//! blocking ones, so that no NCCL call waits on the host for another rank: creation and each
+//! group return at once (or with `ncclInProgress`), and Cuprum polls `ncclCommGetAsyncError`
+//! until the communicator is ready, up to the communicator's timeout, after which it calls
+//! `ncclCommAbort`. cudarc's safe `Comm` is blocking and panics in its `Drop`, so it is not
+//! used.
 
 use std::cell::Cell;
 use std::ffi::{c_void, CStr};
@@ -15,7 +16,7 @@ use cudarc::driver::{CudaContext, CudaStream, SyncOnDrop};
 use cudarc::nccl::result::{self, NcclError, NcclStatus};
 use cudarc::nccl::sys::{self, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t};
 
-use super::{Id, Kind, Pending, ReduceOp};
+use super::{CommOptions, Id, Kind, Pending, ReduceOp};
 use crate::error::{DriverContext, Error, Result};
 use crate::stream::Stream;
 
@@ -99,15 +100,15 @@ fn nccl_error(op: &str, e: &NcclError, comm: Option<ncclComm_t>) -> Error {
     Error::Nccl(format!("{op}: {}", describe(e, comm)))
 }
 
-/// A non-blocking communicator's configuration (what `NCCL_CONFIG_INITIALIZER` gives, with
-/// `blocking = 0`). NCCL reads as much of the struct as its own version knows.
-fn config() -> sys::ncclConfig_t {
+/// A communicator's configuration: what `NCCL_CONFIG_INITIALIZER` gives, and `blocking`.
+/// NCCL reads as much of the struct as its own version knows.
+fn config(blocking: bool) -> sys::ncclConfig_t {
     const UNDEF_INT: i32 = i32::MIN;
     sys::ncclConfig_t {
         size: std::mem::size_of::<sys::ncclConfig_t>(),
         magic: 0xcafe_beef,
         version: 23000,
-        blocking: 0,
+        blocking: i32::from(blocking),
         cgaClusterSize: UNDEF_INT,
         minCTAs: UNDEF_INT,
         maxCTAs: UNDEF_INT,
@@ -361,18 +362,21 @@ pub(crate) fn init_rank(
     rank: usize,
     size: usize,
     id: &Id,
-    timeout: Duration,
+    options: CommOptions,
 ) -> Result<RawComm> {
     loaded()?;
     let ctx = context(stream);
     ctx.bind_to_thread()
         .during("binding the device's context")?;
     let mut handles = Vec::new();
-    let started = start_init(&ctx, rank, size, id, &mut handles);
+    let started = start_init(&ctx, rank, size, id, options.is_blocking(), &mut handles);
     let comm = ranks(handles).pop();
     started?;
     let comm = comm.expect("a rank that started has its handle");
-    comm.settle(Instant::now() + timeout, "creating the communicator")?;
+    comm.settle(
+        Instant::now() + options.get_timeout(),
+        "creating the communicator",
+    )?;
     Ok(comm)
 }
 
@@ -383,6 +387,7 @@ fn start_init(
     rank: usize,
     size: usize,
     id: &Id,
+    blocking: bool,
     handles: &mut Vec<(usize, Arc<CudaContext>)>,
 ) -> Result<()> {
     let (Ok(nranks), Ok(r)) = (i32::try_from(size), i32::try_from(rank)) else {
@@ -390,7 +395,7 @@ fn start_init(
             "a communicator of {size} ranks is too large for NCCL"
         )));
     };
-    let mut cfg = config();
+    let mut cfg = config(blocking);
     let mut handle: ncclComm_t = std::ptr::null_mut();
     let unique = sys::ncclUniqueId {
         internal: id.internal(),
@@ -425,7 +430,7 @@ fn ranks(handles: Vec<(usize, Arc<CudaContext>)>) -> Vec<RawComm> {
 }
 
 /// One communicator over the GPUs of `streams`, all in this process.
-pub(crate) fn init_all(streams: &[Stream], timeout: Duration) -> Result<Vec<RawComm>> {
+pub(crate) fn init_all(streams: &[Stream], options: CommOptions) -> Result<Vec<RawComm>> {
     loaded()?;
     let size = streams.len();
     let id = Id::from_bytes(unique_id()?.map(|c| c as u8));
@@ -437,7 +442,7 @@ pub(crate) fn init_all(streams: &[Stream], timeout: Duration) -> Result<Vec<RawC
         let started = ctx
             .bind_to_thread()
             .during("binding the device's context")
-            .and_then(|()| start_init(&ctx, rank, size, &id, &mut handles));
+            .and_then(|()| start_init(&ctx, rank, size, &id, options.is_blocking(), &mut handles));
         if let Err(e) = started {
             failure = Some(e);
             break;
@@ -450,7 +455,7 @@ pub(crate) fn init_all(streams: &[Stream], timeout: Duration) -> Result<Vec<RawC
         return Err(e);
     }
     ended.map_err(|e| nccl_error("creating the communicators", &e, None))?;
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now() + options.get_timeout();
     for c in &comms {
         c.settle(deadline, "creating the communicators")?;
     }

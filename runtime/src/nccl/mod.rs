@@ -36,10 +36,10 @@
 //! get what NCCL gives (the simulator reports it as [`Error::Nccl`]).
 //!
 //! **Timeouts.** A rank that never joins does not hang the others forever. GPU communicators
-//! are NCCL non-blocking communicators: creating one, and queueing each collective, waits
-//! (polling `ncclCommGetAsyncError`) at most the communicator's [timeout](Comm::set_timeout)
-//! ([`DEFAULT_TIMEOUT`] unless set), then aborts the communicator (`ncclCommAbort`) and
-//! returns [`Error::Timeout`]. A queued collective whose peer never arrives waits on the GPU:
+//! are NCCL non-blocking communicators (unless [`CommOptions::blocking`] says otherwise):
+//! creating one, and queueing each collective, waits (polling `ncclCommGetAsyncError`) at
+//! most the communicator's [timeout](Comm::set_timeout) ([`DEFAULT_TIMEOUT`] unless set),
+//! then aborts the communicator (`ncclCommAbort`) and returns [`Error::Timeout`]. A queued collective whose peer never arrives waits on the GPU:
 //! [`Comm::synchronize`] waits for it with the same timeout (and aborts, which ends the
 //! waiting kernels), while [`Stream::synchronize`] on the communicator's stream waits as long
 //! as the peer does. An aborted communicator refuses every later call. On the simulator the
@@ -79,8 +79,62 @@ use crate::stream::Stream;
 pub use id::Id;
 
 /// How long a communicator waits for a missing rank unless told otherwise
-/// ([`Comm::set_timeout`], [`Comm::from_rank_with_timeout`]).
+/// ([`CommOptions::timeout`], [`Comm::set_timeout`]).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How a communicator is made ([`Comm::from_devices_with`], [`Comm::from_rank_with`]).
+///
+/// ```
+/// # use cuprum::nccl::CommOptions;
+/// # use std::time::Duration;
+/// let options = CommOptions::default().timeout(Duration::from_secs(10));
+/// assert!(!options.is_blocking());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommOptions {
+    timeout: Duration,
+    blocking: bool,
+}
+
+impl Default for CommOptions {
+    /// [`DEFAULT_TIMEOUT`], non-blocking.
+    fn default() -> Self {
+        CommOptions {
+            timeout: DEFAULT_TIMEOUT,
+            blocking: false,
+        }
+    }
+}
+
+impl CommOptions {
+    /// How long creation, and later each call, waits for the other ranks.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// NCCL's blocking mode on GPUs (off by default). A non-blocking communicator (NCCL's
+    /// `blocking = 0`) never waits inside NCCL, so every wait has the timeout; but NCCL then
+    /// starts a host thread for each group it queues, some tens of microseconds per call.
+    /// A blocking one queues a call on the calling thread (what PyTorch uses), and its
+    /// creation and its first call with each peer wait inside NCCL for the other ranks
+    /// **without a timeout**; [`Comm::synchronize`] still times out and aborts. The simulator
+    /// ignores it. A group cannot mix blocking and non-blocking communicators.
+    pub fn blocking(mut self, blocking: bool) -> Self {
+        self.blocking = blocking;
+        self
+    }
+
+    /// The timeout.
+    pub fn get_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Whether communicators are made blocking.
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
+    }
+}
 
 /// The most ranks of a simulated communicator (its ranks are threads of this process).
 pub const MAX_SIMULATED_RANKS: usize = 4096;
@@ -293,9 +347,18 @@ impl Comm {
     /// devices](crate::Device::simulated). Each rank's collectives run on its stream.
     ///
     /// # Errors
-    /// [`Error::Collective`] for no streams, a device given twice, GPUs mixed with simulated
-    /// devices, or a stream of a graph capture; [`Error::NcclMissing`]; NCCL's errors.
+    /// As [`Comm::from_devices_with`].
     pub fn from_devices(streams: &[Stream]) -> Result<Vec<Comm>> {
+        Comm::from_devices_with(streams, CommOptions::default())
+    }
+
+    /// As [`Comm::from_devices`], made as `options` say.
+    ///
+    /// # Errors
+    /// [`Error::Collective`] for no streams, a device given twice, GPUs mixed with simulated
+    /// devices, or a stream of a graph capture; [`Error::Timeout`]; [`Error::NcclMissing`];
+    /// NCCL's errors.
+    pub fn from_devices_with(streams: &[Stream], options: CommOptions) -> Result<Vec<Comm>> {
         if streams.is_empty() {
             return Err(Error::Collective(
                 "from_devices: a communicator needs at least one stream".into(),
@@ -321,7 +384,7 @@ impl Comm {
             let world = sim::World::new(size, true);
             (0..size).map(|_| Backend::Sim(world.clone())).collect()
         } else {
-            gpu::init_all(streams, DEFAULT_TIMEOUT)?
+            gpu::init_all(streams, options)?
                 .into_iter()
                 .map(Backend::Gpu)
                 .collect()
@@ -334,7 +397,7 @@ impl Comm {
                 rank,
                 size,
                 stream: stream.clone(),
-                timeout: Cell::new(DEFAULT_TIMEOUT),
+                timeout: Cell::new(options.timeout),
                 backend,
             })
             .collect())
@@ -345,25 +408,26 @@ impl Comm {
     /// per thread). Waits until every rank has joined, at most [`DEFAULT_TIMEOUT`].
     ///
     /// # Errors
-    /// As [`Comm::from_rank_with_timeout`].
+    /// As [`Comm::from_rank_with`].
     pub fn from_rank(stream: &Stream, rank: usize, size: usize, id: &Id) -> Result<Comm> {
-        Comm::from_rank_with_timeout(stream, rank, size, id, DEFAULT_TIMEOUT)
+        Comm::from_rank_with(stream, rank, size, id, CommOptions::default())
     }
 
-    /// As [`Comm::from_rank`], waiting at most `timeout` for the other ranks (also the
-    /// communicator's timeout for its collectives afterwards).
+    /// As [`Comm::from_rank`], made as `options` say: it waits at most their timeout for the
+    /// other ranks (also the communicator's timeout for its calls afterwards).
     ///
     /// # Errors
     /// [`Error::Collective`] for `rank >= size`, a rank that joined twice, an id of the other
     /// kind of device, or a stream of a graph capture; [`Error::Timeout`] when a rank does not
     /// join in time; [`Error::NcclMissing`]; NCCL's errors.
-    pub fn from_rank_with_timeout(
+    pub fn from_rank_with(
         stream: &Stream,
         rank: usize,
         size: usize,
         id: &Id,
-        timeout: Duration,
+        options: CommOptions,
     ) -> Result<Comm> {
+        let timeout = options.timeout;
         stream.check_not_capturing("Comm::from_rank")?;
         if rank >= size {
             return Err(Error::Collective(format!(
@@ -399,7 +463,7 @@ impl Comm {
         let backend = if stream.device().is_simulator() {
             Backend::Sim(sim::World::join(id, rank, size, timeout)?)
         } else {
-            Backend::Gpu(gpu::init_rank(stream, rank, size, id, timeout)?)
+            Backend::Gpu(gpu::init_rank(stream, rank, size, id, options)?)
         };
         Ok(Comm {
             rank,
