@@ -482,6 +482,49 @@ fn collectives_order_with_kernels_on_other_streams() -> cuprum::Result<()> {
 }
 
 #[test]
+fn buffers_dropped_after_a_collective_wait_for_it() -> cuprum::Result<()> {
+    // The inputs are freed (on their own stream) right after the collective is queued on
+    // another stream, and the memory is at once allocated again and overwritten: the free
+    // must wait for the collective, or the sum would read the new contents.
+    let comms = comms()?;
+    let n = if comms[0].device().is_simulator() {
+        1 << 16
+    } else {
+        1 << 24
+    };
+    let xs = inputs::<f32>(comms.len(), n);
+    let want = reduced(ReduceOp::Sum, &xs);
+    let mut sends = Vec::new();
+    let mut recvs = Vec::new();
+    for (c, x) in comms.iter().zip(&xs) {
+        let s = c.device().default_stream();
+        sends.push(s.to_device(x)?);
+        recvs.push(s.alloc_zeros::<f32>(n)?);
+    }
+    let mut g = Group::new();
+    for ((c, s), r) in comms.iter().zip(&sends).zip(&mut recvs) {
+        g.all_reduce(c, s, r, ReduceOp::Sum)?;
+    }
+    g.end()?;
+    drop(sends);
+    let mut again = Vec::new();
+    for c in &comms {
+        let s = c.device().default_stream();
+        let mut b = s.alloc_zeros::<f32>(n)?;
+        launch!(add_f32<<<(n / 256) as u32, 256, s>>>(&mut b, 1e6))?;
+        again.push(b);
+    }
+    for (c, r) in comms.iter().zip(&recvs) {
+        assert_close(
+            &c.stream().to_host(r)?,
+            &want,
+            "sum after the inputs were freed",
+        );
+    }
+    Ok(())
+}
+
+#[test]
 fn misuse_is_refused_before_nccl_runs() -> cuprum::Result<()> {
     let comms = comms()?;
     let c = &comms[0];
