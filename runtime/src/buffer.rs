@@ -849,3 +849,30 @@ impl<T: Element> DeviceSliceMut<T> for DeviceViewMut<'_, T> {
         }
     }
 }
+
+impl<'a, T: Element> DeviceView<'a, T> {
+    /// The view as launches and copies see it, for as long as the memory stays borrowed
+    /// (what a `cuprum::nccl::Group` keeps until it ends).
+    #[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+    pub(crate) fn into_raw(self) -> RawView<'a, T> {
+        RawView {
+            repr: self.repr,
+            device: self.device,
+            memory: self.memory,
+            offset: self.offset,
+        }
+    }
+}
+
+impl<'a, T: Element> DeviceViewMut<'a, T> {
+    /// The view as launches and copies see it, for as long as the memory stays borrowed.
+    #[cfg_attr(not(feature = "nccl"), allow(dead_code))]
+    pub(crate) fn into_raw(self) -> RawViewMut<'a, T> {
+        RawViewMut {
+            repr: self.repr,
+            device: self.device,
+            memory: self.memory,
+            offset: self.offset,
+        }
+    }
+}

@@ -52,6 +52,8 @@ pub(crate) struct DeviceCore {
     /// A second cudarc handle of the GPU's context, without event tracking, for graph
     /// capture streams (see `graph.rs`); made on first capture.
     capture_ctx: OnceLock<Arc<CudaContext>>,
+    /// Which simulated device this is ([`Device::simulated`]); 0 for GPUs.
+    sim_ordinal: usize,
 }
 
 /// The two kinds of device.
@@ -148,36 +150,60 @@ impl Device {
             kind: DeviceKind::Gpu { ctx, ordinal },
             default_stream: Mutex::new(Weak::new()),
             capture_ctx: OnceLock::new(),
+            sim_ordinal: 0,
         };
         Ok(core)
     }
 
     /// The CPU simulator: runs every kernel on this machine's cores, with GPU semantics (see
-    /// `cuprum::gpu::sim`). There is one simulator per process.
+    /// `cuprum::gpu::sim`). There is one simulator per process; it is
+    /// [`Device::simulated(0)`](Device::simulated).
     pub fn simulator() -> Device {
-        static SIM: OnceLock<Device> = OnceLock::new();
-        SIM.get_or_init(|| {
-            let cores = std::thread::available_parallelism()
-                .map(|n| n.get() as u32)
-                .unwrap_or(1);
-            let core = DeviceCore {
-                kind: DeviceKind::Sim,
-                name: format!("Cuprum CPU simulator ({cores} worker threads)"),
-                compute_capability: (9, 0),
-                multiprocessors: cores,
-                max_threads_per_block: 1024,
-                max_block: [1024, 1024, 64],
-                max_grid: [i32::MAX as u32, 65535, 65535],
-                max_shared_per_block: 48 * 1024,
-                max_shared_per_block_optin: 227 * 1024,
-                default_stream: Mutex::new(Weak::new()),
-                capture_ctx: OnceLock::new(),
-            };
-            Device {
-                core: Arc::new(core),
-            }
-        })
-        .clone()
+        Device::simulated(0)
+    }
+
+    /// Simulated device number `ordinal`: `Device::simulated(0)` is [`Device::simulator`],
+    /// and each other ordinal is one more simulated device, distinct from the others as two
+    /// GPUs are (their buffers do not mix), for multi-device programs on the simulator
+    /// (`cuprum::nccl` communicators over several devices). Every call with the same ordinal
+    /// gives the same device; they all run kernels on the same host cores.
+    pub fn simulated(ordinal: usize) -> Device {
+        // Simulated devices live as long as the process, like the simulator always has.
+        static SIMS: Mutex<Vec<Device>> = Mutex::new(Vec::new());
+        let mut sims = SIMS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = sims.iter().find(|d| d.core.sim_ordinal == ordinal) {
+            return d.clone();
+        }
+        let d = Self::new_simulated(ordinal);
+        sims.push(d.clone());
+        d
+    }
+
+    fn new_simulated(ordinal: usize) -> Device {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1);
+        let name = match ordinal {
+            0 => format!("Cuprum CPU simulator ({cores} worker threads)"),
+            n => format!("Cuprum CPU simulator #{n} ({cores} worker threads)"),
+        };
+        let core = DeviceCore {
+            kind: DeviceKind::Sim,
+            name,
+            compute_capability: (9, 0),
+            multiprocessors: cores,
+            max_threads_per_block: 1024,
+            max_block: [1024, 1024, 64],
+            max_grid: [i32::MAX as u32, 65535, 65535],
+            max_shared_per_block: 48 * 1024,
+            max_shared_per_block_optin: 227 * 1024,
+            default_stream: Mutex::new(Weak::new()),
+            capture_ctx: OnceLock::new(),
+            sim_ordinal: ordinal,
+        };
+        Device {
+            core: Arc::new(core),
+        }
     }
 
     /// The device to use. `CUPRUM_DEVICE=gpu` (GPU 0) or `gpu:N` demands a GPU (a missing one
@@ -222,11 +248,12 @@ impl Device {
         self.core.multiprocessors
     }
 
-    /// The device's ordinal among the machine's GPUs (0 for the simulator).
+    /// The device's ordinal among the machine's GPUs (for a simulated device, its number
+    /// among [`Device::simulated`] devices: 0 for [`Device::simulator`]).
     pub fn ordinal(&self) -> usize {
         match &self.core.kind {
             DeviceKind::Gpu { ordinal, .. } => *ordinal,
-            DeviceKind::Sim => 0,
+            DeviceKind::Sim => self.core.sim_ordinal,
         }
     }
 
@@ -323,7 +350,7 @@ impl fmt::Debug for Device {
     }
 }
 
-/// Devices are equal when they are the same GPU (or both the simulator).
+/// Devices are equal when they are the same GPU (or the same simulated device).
 impl PartialEq for Device {
     fn eq(&self, other: &Device) -> bool {
         self.same(other)

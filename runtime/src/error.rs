@@ -52,6 +52,16 @@ pub enum Error {
     /// A kernel stopped at a failed runtime check (an out-of-bounds index, a division by
     /// zero, `step_by(0)`) or a failed assertion, `panic!` or `unreachable!`.
     KernelPanic(Box<KernelPanic>),
+    /// The NCCL library cannot be loaded (`cuprum::nccl`); the message says what to install.
+    NcclMissing(String),
+    /// An NCCL call failed, or the simulator found ranks that disagree about a collective.
+    Nccl(String),
+    /// A collective or a communicator's creation waited longer than its timeout for a rank
+    /// that never joined; the communicator is aborted.
+    Timeout(String),
+    /// A collective asked for something impossible (a rank, root or peer outside the
+    /// communicator, a device twice in one communicator); refused before NCCL is called.
+    Collective(String),
 }
 
 /// The error of an allocation that cannot be made, as the driver reports it: its byte size
@@ -125,6 +135,10 @@ impl fmt::Display for Error {
             Error::Unsupported(msg) => f.write_str(msg),
             Error::Capture(msg) => write!(f, "graph capture: {msg}"),
             Error::KernelPanic(p) => p.fmt(f),
+            Error::NcclMissing(msg) => f.write_str(msg),
+            Error::Nccl(msg) => write!(f, "NCCL: {msg}"),
+            Error::Timeout(msg) => write!(f, "timed out: {msg}"),
+            Error::Collective(msg) => write!(f, "invalid collective: {msg}"),
         }
     }
 }

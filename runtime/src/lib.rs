@@ -46,6 +46,8 @@ mod graph;
 mod host_memory;
 pub mod inspect;
 mod lineinfo;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod occupancy;
 mod order;
 mod panic_record;
