@@ -32,10 +32,10 @@ pub fn split_barriers(out: &mut [u32]) {
 pub fn failed_lane_then_shuffle(out: &mut [u32], x: &[u32], bad: u32) {
     let t = gpu::thread_idx().x;
     let v = if t % 32 == bad {
-        x[x.len()]
+        x[x.len()] // the failing read
     } else {
         x[t as usize]
-    }; // the failing read
+    };
     let w = gpu::shfl_xor_sync(gpu::FULL_MASK, v, 1);
     out[t as usize] = w;
 }
