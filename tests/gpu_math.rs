@@ -36,7 +36,8 @@ where
         b.floor() + b.ceil() * c(2.0) + b.round() * c(4.0) + b.trunc() * c(8.0),
         b.abs().copysign(-a) + a.mul_add(b, c(1.0)),
         a.min(b)
-            + a.max(b) * c(3.0)
+            + a.max(b)
+            + a.max(b)
             + (if b < c(-1.0) {
                 c(-1.0)
             } else if b > c(1.0) {
