@@ -155,7 +155,9 @@ impl KernelOptions {
                         }
                         if instance.len() == parts.len() {
                             if options.instances.contains(&instance) {
-                                let text = quote::ToTokens::to_token_stream(&t).to_string().replace(' ', "");
+                                let text = quote::ToTokens::to_token_stream(&t)
+                                    .to_string()
+                                    .replace(' ', "");
                                 options.repeated.push(syn::Error::new_spanned(&t, format!("`{text}` is listed twice in `instances(..)`: each instance is one PTX entry; remove one")));
                             } else {
                                 options.instances.push(instance);

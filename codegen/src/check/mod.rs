@@ -20,6 +20,7 @@ mod matching;
 mod resolve;
 mod source;
 mod stmt;
+mod structs;
 mod suggest;
 
 use proc_macro2::Span;
@@ -623,6 +624,7 @@ impl<'p> Checker<'p> {
             // A device function may take arrays and tuples by value.
             syn::Type::Array(_) => self.local_type(ty),
             syn::Type::Tuple(t) if !t.elems.is_empty() => self.local_type(ty),
+            syn::Type::Path(_) if self.user_type_named(ty) => self.user_type(ty).flatten(),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
@@ -732,6 +734,7 @@ impl<'p> Checker<'p> {
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
             syn::Type::Group(g) => self.local_type(&g.elem),
+            syn::Type::Path(_) if self.user_type_named(ty) => self.user_type(ty).flatten(),
             syn::Type::Infer(_) => {
                 self.error(ty, "write the type out: `_` can stand only for a part of a `let` annotation whose value gives it");
                 None

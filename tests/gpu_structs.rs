@@ -1,0 +1,64 @@
+//! `#[derive(DeviceCopy)]` structs in kernels against CPU references on random data.
+
+use cuprum::prelude::*;
+use cuprum_testkit::device;
+
+#[path = "kernels/structs.rs"]
+mod kernels;
+use kernels::*;
+
+#[test]
+fn struct_parameters_by_value() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 1000;
+    let mut r = fastrand::Rng::new();
+    let p = Particle {
+        pos: [r.f32(), r.f32() * 2.0, r.f32() - 4.0],
+        mass: r.f32() + 0.5,
+        vel: [r.f64() - 0.5, r.f64() * 3.0],
+        id: r.u32(0..1000),
+        flags: r.u32(0..64),
+    };
+    let m = Mixed(r.i64(-1000..1000), r.f32(), r.u16(..), r.u8(..), r.bool());
+    let mut out = stream.to_device(&vec![f64::NAN; n])?;
+    launch!(struct_param<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, p, m))?;
+    let want: Vec<f64> = (0..n)
+        .map(|k| {
+            p.pos[k % 3] as f64 * p.mass as f64
+                + p.vel[k % 2] * p.id as f64
+                + p.flags as f64
+                + m.0 as f64
+                + m.1 as f64 * (m.2 as f64 + m.3 as f64)
+                + if m.4 { 1.0 } else { 0.0 }
+                + k as f64
+        })
+        .collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    Ok(())
+}
+
+#[test]
+fn struct_locals_literals_and_device_functions() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 777;
+    let xs = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let ys = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let dt = fastrand::f32() * 0.1;
+    let (dx, dy) = (stream.to_device(&xs)?, stream.to_device(&ys)?);
+    let mut out = stream.to_device(&vec![f32::NAN; 3 * n])?;
+    let mut ids = stream.to_device(&vec![u32::MAX; n])?;
+    launch!(struct_locals<<<(n as u32).div_ceil(64), 64, stream>>>(&mut out, &mut ids, &dx, &dy, dt))?;
+    let mut want = Vec::new();
+    let mut want_ids = Vec::new();
+    for k in 0..n {
+        // The device functions are ordinary Rust on the host.
+        let mut q = advanced(make(xs[k], ys[k], 2.0, k as u32), dt);
+        q.pos[2] *= q.mass;
+        q.flags |= 8;
+        want.extend([q.pos[0], q.pos[1], q.pos[2] + 0.5]);
+        want_ids.push(q.id * 16 + q.flags);
+    }
+    assert_eq!(stream.to_host(&out)?, want);
+    assert_eq!(stream.to_host(&ids)?, want_ids);
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! Kernels that use `#[derive(DeviceCopy)]` structs: parameters by value, locals, field reads
+//! and writes, struct literals, and device functions that take and return them.
+
+use cuprum::prelude::*;
+
+/// A particle's state: arrays and scalars of two widths.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Particle {
+    pub pos: [f32; 3],
+    pub mass: f32,
+    pub vel: [f64; 2],
+    pub id: u32,
+    pub flags: u32,
+}
+
+/// A tuple struct of mixed widths (no padding: 8 + 4 + 2 + 1 + 1).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Mixed(pub i64, pub f32, pub u16, pub u8, pub bool);
+
+/// A struct parameter by value: every field read.
+#[kernel]
+pub fn struct_param(out: &mut [f64], p: Particle, m: Mixed) {
+    let k = gpu::global_id_x();
+    if k < out.len() {
+        let i = (k % 3) as usize;
+        out[k] = p.pos[i] as f64 * p.mass as f64
+            + p.vel[k % 2] * p.id as f64
+            + p.flags as f64
+            + m.0 as f64
+            + m.1 as f64 * (m.2 as f64 + m.3 as f64)
+            + if m.4 { 1.0 } else { 0.0 }
+            + k as f64;
+    }
+}
+
+/// Moves the particle by `dt`, through a copy (a device function by value in, by value out).
+#[device]
+pub fn advanced(p: Particle, dt: f32) -> Particle {
+    let mut q = p;
+    q.pos[0] = p.pos[0] + p.vel[0] as f32 * dt;
+    q.pos[1] = p.pos[1] + p.vel[1] as f32 * dt;
+    q.id = p.id + 1;
+    q
+}
+
+/// Builds a particle from plain arrays with a struct literal.
+#[device]
+pub fn make(x: f32, y: f32, m: f32, id: u32) -> Particle {
+    Particle {
+        pos: [x, y, x + y],
+        mass: m,
+        vel: [x as f64 * 0.5, y as f64 * -0.25],
+        id,
+        flags: 7,
+    }
+}
+
+/// Locals, literals, field writes (`p.pos[0] = ..`) and device functions on structs.
+#[kernel]
+pub fn struct_locals(out: &mut [f32], ids: &mut [u32], xs: &[f32], ys: &[f32], dt: f32) {
+    let k = gpu::global_id_x();
+    if k < xs.len() && k < ys.len() && 3 * k + 2 < out.len() && k < ids.len() {
+        let p = make(xs[k], ys[k], 2.0, k as u32);
+        let mut q = advanced(p, dt);
+        q.pos[2] = q.pos[2] * q.mass;
+        q.flags = q.flags | 8;
+        let z = Mixed {
+            0: -3,
+            1: 0.5,
+            2: 2,
+            3: 1,
+            4: true,
+        };
+        out[3 * k] = q.pos[0];
+        out[3 * k + 1] = q.pos[1];
+        out[3 * k + 2] = q.pos[2] + z.1;
+        ids[k] = q.id * 16 + q.flags;
+    }
+}
