@@ -31,13 +31,6 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             "`DeviceCopy` can be derived for structs only",
         ));
     };
-    if !item.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &item.generics,
-            "a `DeviceCopy` struct cannot be generic: kernels need its exact layout; write the types out",
-        ));
-    }
-    check_repr(item)?;
     let mut errors: Option<syn::Error> = None;
     let mut tys = Vec::new();
     for f in &data.fields {
@@ -58,6 +51,13 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
     if let Some(e) = errors {
         return Err(e);
     }
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "a `DeviceCopy` struct cannot be generic: kernels need its exact layout; write the types out",
+        ));
+    }
+    check_repr(item)?;
     let field_checks = tys
         .iter()
         .map(|t| quote_spanned!(t.span()=> let _: __CuprumDeviceCopyField<#t>;));

@@ -518,7 +518,16 @@ impl<'p> Checker<'p> {
         if let Some(id) = self.reference_param(pt) {
             return id;
         }
-        let ty = self.param_type(&pt.ty)?;
+        let Some(ty) = self.param_type(&pt.ty) else {
+            // The type's error is reported; the name still stands for something, so that its
+            // uses report nothing more.
+            if let syn::Pat::Ident(pi) = &*pt.pat {
+                if !self.locals.iter().any(|l| pi.ident == l.name) {
+                    self.declare(&pi.ident.to_string(), Ty::Error, true, pi.ident.span());
+                }
+            }
+            return None;
+        };
         match &*pt.pat {
             syn::Pat::Ident(pi)
                 if pi.by_ref.is_none()
