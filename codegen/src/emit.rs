@@ -85,9 +85,18 @@ mod tests {
         }));
         let defs = [
             vec![s(Scalar::F32), s(Scalar::F64), s(Scalar::U8)],
-            vec![Ty::Array(Box::new(s(Scalar::F32)), 3), s(Scalar::I64), s(Scalar::Bool)],
+            vec![
+                Ty::Array(Box::new(s(Scalar::F32)), 3),
+                s(Scalar::I64),
+                s(Scalar::Bool),
+            ],
             vec![s(Scalar::U16), inner, Ty::Array(Box::new(s(Scalar::U8)), 5)],
-            vec![s(Scalar::Bool), s(Scalar::I16), s(Scalar::U32), s(Scalar::Usize)],
+            vec![
+                s(Scalar::Bool),
+                s(Scalar::I16),
+                s(Scalar::U32),
+                s(Scalar::Usize),
+            ],
         ];
         for fields in defs {
             let def = StructDef {
@@ -96,7 +105,9 @@ mod tests {
                 tuple: false,
             };
             let ty = Ty::Struct(Rc::new(def.clone()));
-            let llvm = crate::lower::value_type(&ctx, &ty).unwrap().into_struct_type();
+            let llvm = crate::lower::value_type(&ctx, &ty)
+                .unwrap()
+                .into_struct_type();
             let ours = struct_layout(&def).unwrap();
             assert_eq!(ours.size, data.get_abi_size(&llvm), "{def:?}");
             assert_eq!(ours.align, data.get_abi_alignment(&llvm) as u64, "{def:?}");

@@ -151,11 +151,9 @@ fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> T
         match ty {
             Ty::Array(t, _) => collect(t, out),
             Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
-            Ty::Struct(d) => {
-                if !out.iter().any(|s| s.name == d.name) {
-                    out.push(d);
-                    d.fields.iter().for_each(|(_, t)| collect(t, out));
-                }
+            Ty::Struct(d) if !out.iter().any(|s| s.name == d.name) => {
+                out.push(d);
+                d.fields.iter().for_each(|(_, t)| collect(t, out));
             }
             _ => {}
         }

@@ -913,7 +913,7 @@ fn type_help(name: &str, segment: Option<&syn::PathSegment>) -> String {
             format!("`{name}` is not supported in kernels; pass plain values and a flag")
         }
         "f16" | "bf16" => "half-precision floats are not supported yet; use `f32`".into(),
-        _ => format!("{KERNEL_TYPES}; pass a struct's fields as separate parameters"),
+        _ => format!("{KERNEL_TYPES}, and the `#[derive(DeviceCopy)]` structs defined in the kernel's own module (kernels do not see structs of other modules or imported with `use`)"),
     }
 }
 
