@@ -62,3 +62,43 @@ fn struct_locals_literals_and_device_functions() -> cuprum::Result<()> {
     assert_eq!(stream.to_host(&ids)?, want_ids);
     Ok(())
 }
+
+#[test]
+fn nested_structs_and_arrays_of_structs() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 999;
+    let mut r = fastrand::Rng::new();
+    let mut mixed = || Mixed(r.i64(-50..50), r.f32(), r.u16(..), r.u8(..), r.bool());
+    let parts = [mixed(), mixed()];
+    let b = Body {
+        centre: Particle {
+            pos: [fastrand::f32(), fastrand::f32(), fastrand::f32()],
+            mass: 1.0,
+            vel: [fastrand::f64(), fastrand::f64()],
+            id: 3,
+            flags: 0,
+        },
+        parts,
+        weight: fastrand::f64() * 10.0,
+    };
+    let xs = cuprum_testkit::random_f32(n, -1.0, 1.0);
+    let dx = stream.to_device(&xs)?;
+    let mut out = stream.to_device(&vec![f64::NAN; n])?;
+    launch!(nested<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, b, &dx))?;
+    let want: Vec<f64> = (0..n)
+        .map(|k| {
+            let mut local = b;
+            local.centre.pos[k % 3] = xs[k];
+            local.parts[k % 2].1 = xs[k] * 2.0;
+            let mut ring = [b.parts[0], b.parts[1], local.parts[0]];
+            ring[k % 3].0 += k as i64;
+            let mut acc = local.weight;
+            for j in 0..3 {
+                acc = acc + ring[j].0 as f64 + ring[j].1 as f64 + local.centre.pos[j] as f64;
+            }
+            acc + local.parts[k % 2].1 as f64 + local.centre.vel[1]
+        })
+        .collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    Ok(())
+}

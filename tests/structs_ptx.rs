@@ -12,7 +12,11 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
             vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
         };
     }
-    k![structs::struct_param, structs::struct_locals]
+    k![
+        structs::struct_param,
+        structs::struct_locals,
+        structs::nested
+    ]
 }
 
 #[test]

@@ -79,3 +79,30 @@ pub fn struct_locals(out: &mut [f32], ids: &mut [u32], xs: &[f32], ys: &[f32], d
         ids[k] = q.id * 16 + q.flags;
     }
 }
+
+/// A struct holding another struct and an array of them.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Body {
+    pub centre: Particle,
+    pub parts: [Mixed; 2],
+    pub weight: f64,
+}
+
+/// Nested structs and local arrays of structs: fields of fields read and written.
+#[kernel]
+pub fn nested(out: &mut [f64], b: Body, xs: &[f32]) {
+    let k = gpu::global_id_x();
+    if k < out.len() && k < xs.len() {
+        let mut local = b;
+        local.centre.pos[k % 3] = xs[k];
+        local.parts[k % 2].1 = xs[k] * 2.0;
+        let mut ring = [b.parts[0], b.parts[1], local.parts[0]];
+        ring[k % 3].0 = ring[k % 3].0 + k as i64;
+        let mut acc = local.weight;
+        for j in 0..3 {
+            acc = acc + ring[j].0 as f64 + ring[j].1 as f64 + local.centre.pos[j] as f64;
+        }
+        out[k] = acc + local.parts[k % 2].1 as f64 + local.centre.vel[1];
+    }
+}
