@@ -21,3 +21,19 @@ pub fn of(ident: &syn::Ident, attr: &str) -> ModuleItems {
     let line = span.start().line();
     module_items(&text, &ident.to_string(), attr, Some(line))
 }
+
+/// The calls among `calls` that are not constructors of tuple structs of the module holding
+/// `ident` (`Pair(a, b)` is a struct literal, not a `#[device]` function to collect).
+pub fn not_constructors(calls: Vec<syn::Path>, ident: &syn::Ident, attr: &str) -> Vec<syn::Path> {
+    if calls.is_empty() {
+        return calls;
+    }
+    let items = of(ident, attr);
+    calls
+        .into_iter()
+        .filter(|p| {
+            p.get_ident()
+                .is_none_or(|i| items.get_struct(&i.to_string()).is_none())
+        })
+        .collect()
+}

@@ -57,7 +57,7 @@ pub fn make(x: f32, y: f32, m: f32, id: u32) -> Particle {
     }
 }
 
-/// Locals, literals, field writes (`p.pos[0] = ..`) and device functions on structs.
+/// Locals, literals (named, numbered and tuple-struct constructors), field writes (`p.pos[0] = ..`) and device functions on structs.
 #[kernel]
 pub fn struct_locals(out: &mut [f32], ids: &mut [u32], xs: &[f32], ys: &[f32], dt: f32) {
     let k = gpu::global_id_x();
@@ -75,7 +75,8 @@ pub fn struct_locals(out: &mut [f32], ids: &mut [u32], xs: &[f32], ys: &[f32], d
         };
         out[3 * k] = q.pos[0];
         out[3 * k + 1] = q.pos[1];
-        out[3 * k + 2] = q.pos[2] + z.1;
+        let w = Mixed(-3, 0.25, 1, 1, false);
+        out[3 * k + 2] = q.pos[2] + z.1 + w.1;
         ids[k] = q.id * 16 + q.flags;
     }
 }

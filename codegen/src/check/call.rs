@@ -136,6 +136,12 @@ impl Checker<'_> {
             }
         }
         if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            if self.lookup(&name).is_none() && self.consts.module.get_struct(&name).is_some() {
+                return self.tuple_struct_call(c, &p.path);
+            }
+        }
+        if let Some(ident) = p.path.get_ident() {
             // A local hides every function of that name, as in Rust.
             let local = self.lookup(&ident.to_string());
             if let Some(callable) = local.and_then(|id| self.callable_of(id)) {

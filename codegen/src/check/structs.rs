@@ -252,6 +252,54 @@ impl Checker<'_> {
             span,
         }
     }
+
+    /// A tuple struct's constructor `P(a, b)`: a literal, its values in declaration order.
+    pub(super) fn tuple_struct_call(&mut self, c: &syn::ExprCall, path: &syn::Path) -> Expr {
+        let span = span_of(c);
+        let ty: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: path.clone(),
+        });
+        let values: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let def = match self.user_type(&ty) {
+            Some(Some(Ty::Struct(d))) => d,
+            _ => return error_expr(span),
+        };
+        if !def.tuple {
+            self.error(
+                path,
+                format!(
+                    "`{}` has named fields: write `{} {{ {}: .. }}`",
+                    def.name, def.name, def.fields[0].0
+                ),
+            );
+            return error_expr(span);
+        }
+        if values.len() != def.fields.len() {
+            self.error(
+                c,
+                format!(
+                    "`{}` has {} field(s), but {} value(s) are given",
+                    def.name,
+                    def.fields.len(),
+                    values.len()
+                ),
+            );
+            return error_expr(span);
+        }
+        let mut ok = true;
+        for ((_, t), (v, a)) in def.fields.iter().zip(values.iter().zip(&c.args)) {
+            ok &= self.unify_at(t, &v.ty, a, "this field");
+        }
+        if !ok {
+            return error_expr(span);
+        }
+        Expr {
+            kind: ExprKind::Tuple(values),
+            ty: Ty::Struct(def),
+            span,
+        }
+    }
 }
 
 /// An expression whose value does not depend on when it is computed among the others.
