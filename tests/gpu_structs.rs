@@ -109,8 +109,8 @@ fn nested_structs_and_arrays_of_structs() -> cuprum::Result<()> {
             let mut ring = [b.parts[0], b.parts[1], local.parts[0]];
             ring[k % 3].0 += k as i64;
             let mut acc = local.weight;
-            for j in 0..3 {
-                acc = acc + ring[j].0 as f64 + ring[j].1 as f64 + local.centre.pos[j] as f64;
+            for (r, x) in ring.iter().zip(local.centre.pos) {
+                acc = acc + r.0 as f64 + r.1 as f64 + x as f64;
             }
             acc + local.parts[k % 2].1 as f64 + local.centre.vel[1]
         })
