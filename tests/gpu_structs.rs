@@ -118,3 +118,27 @@ fn nested_structs_and_arrays_of_structs() -> cuprum::Result<()> {
     assert_eq!(stream.to_host(&out)?, want);
     Ok(())
 }
+
+#[test]
+fn impl_methods() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 513;
+    let xs = cuprum_testkit::random_f32(n, -1.0, 1.0);
+    let ys = cuprum_testkit::random_f32(n, -1.0, 1.0);
+    let dt = 0.01 + fastrand::f32() * 0.1;
+    let (dx, dy) = (stream.to_device(&xs)?, stream.to_device(&ys)?);
+    let mut out = stream.to_device(&vec![f64::NAN; 2 * n])?;
+    launch!(methods<<<(n as u32).div_ceil(64), 64, stream>>>(&mut out, &dx, &dy, dt))?;
+    let mut want = Vec::new();
+    for k in 0..n {
+        // The methods are ordinary Rust methods on the host.
+        let mut p = Particle::at(xs[k], ys[k], 1.5).scaled(2.0);
+        for _ in 0..4 {
+            p.step(xs[k] as f64, -(ys[k] as f64), dt);
+        }
+        want.push(p.kinetic());
+        want.push(p.pos[0] as f64 + p.pos[1] as f64 + p.id as f64);
+    }
+    close(&stream.to_host(&out)?, &want, 1e-5).unwrap();
+    Ok(())
+}

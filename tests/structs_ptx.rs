@@ -15,7 +15,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
     k![
         structs::struct_param,
         structs::struct_locals,
-        structs::nested
+        structs::nested,
+        structs::methods
     ]
 }
 

@@ -81,6 +81,7 @@ pub(crate) const MAX_CONST_DEPTH: u32 = 256;
 pub struct ModuleItems {
     items: Rc<Vec<ModuleItem>>,
     structs: Rc<Vec<ModuleStruct>>,
+    impls: Rc<Vec<Rc<syn::ItemImpl>>>,
 }
 
 /// A struct defined in the module: kernels may use it when it derives `DeviceCopy`.
@@ -112,8 +113,21 @@ impl ModuleItems {
     pub fn from_items<'i>(items: impl IntoIterator<Item = &'i syn::Item>) -> ModuleItems {
         let mut out = Vec::new();
         let mut structs = Vec::new();
+        let mut impls = Vec::new();
         for item in items {
             match item {
+                syn::Item::Impl(i)
+                    if i.trait_.is_none()
+                        && i.generics.params.is_empty()
+                        && i.attrs.iter().any(|a| {
+                            a.path()
+                                .segments
+                                .last()
+                                .is_some_and(|s| s.ident == "device")
+                        }) =>
+                {
+                    impls.push(Rc::new(i.clone()))
+                }
                 syn::Item::Struct(s) if s.generics.params.is_empty() => {
                     structs.push(ModuleStruct {
                         device_copy: derives_device_copy(&s.attrs),
@@ -152,7 +166,28 @@ impl ModuleItems {
         ModuleItems {
             items: Rc::new(unique),
             structs: Rc::new(structs),
+            impls: Rc::new(impls),
         }
+    }
+
+    /// The method or associated function `name` of a `#[device] impl` of the struct `ty`.
+    pub fn method(&self, ty: &str, name: &str) -> Option<&syn::ImplItemFn> {
+        self.impls
+            .iter()
+            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
+            .flat_map(|i| &i.items)
+            .find_map(|it| match it {
+                syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
+                _ => None,
+            })
+    }
+
+    /// Whether some `#[device] impl` of the module has a method named `name`.
+    pub fn has_method(&self, name: &str) -> bool {
+        self.impls
+            .iter()
+            .flat_map(|i| &i.items)
+            .any(|it| matches!(it, syn::ImplItem::Fn(f) if f.sig.ident == name))
     }
 
     /// The struct named `name`.
@@ -185,6 +220,7 @@ impl ModuleItems {
         ModuleItems {
             items: Rc::new(out),
             structs: self.structs.clone(),
+            impls: self.impls.clone(),
         }
     }
 
@@ -220,6 +256,9 @@ impl ModuleItems {
         }
         // The `DeviceCopy` structs, without their attributes but `repr` and `derive` (a
         // bundle is re-parsed as items, never compiled).
+        for i in self.impls.iter() {
+            i.to_tokens(&mut out);
+        }
         for s in self.structs.iter().filter(|s| s.device_copy) {
             let mut item = (*s.item).clone();
             item.attrs

@@ -9,6 +9,12 @@ use crate::collect::{self, Kind};
 use crate::guard;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    // `#[device] impl P { .. }`: the methods stay host methods; kernels of the module read
+    // them from the source file (`consts::ModuleItems`) and check them where called.
+    if let Ok(imp) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        // Methods only kernels call are not dead (rustc does not see the kernels' calls).
+        return quote!(#[allow(dead_code)] #imp);
+    }
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {

@@ -32,8 +32,13 @@ pub fn not_constructors(calls: Vec<syn::Path>, ident: &syn::Ident, attr: &str) -
     calls
         .into_iter()
         .filter(|p| {
-            p.get_ident()
-                .is_none_or(|i| items.get_struct(&i.to_string()).is_none())
+            let first = p.segments.first().map(|s| s.ident.to_string());
+            let own = match p.segments.len() {
+                // `P(a, b)`, and `P::new(..)` / `Self::new(..)`: a `#[device] impl` function.
+                1 | 2 => first.is_some_and(|f| f == "Self" || items.get_struct(&f).is_some()),
+                _ => false,
+            };
+            !own
         })
         .collect()
 }

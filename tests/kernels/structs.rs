@@ -107,3 +107,52 @@ pub fn nested(out: &mut [f64], b: Body, xs: &[f32]) {
         out[k] = acc + local.parts[k % 2].1 as f64 + local.centre.vel[1];
     }
 }
+
+#[device]
+impl Particle {
+    /// A particle at rest at `(x, y, 0)`.
+    pub fn at(x: f32, y: f32, mass: f32) -> Self {
+        Self {
+            pos: [x, y, 0.0],
+            mass,
+            vel: [0.0, 0.0],
+            id: 0,
+            flags: 0,
+        }
+    }
+
+    /// Kinetic energy.
+    pub fn kinetic(&self) -> f64 {
+        0.5 * self.mass as f64 * (self.vel[0] * self.vel[0] + self.vel[1] * self.vel[1])
+    }
+
+    /// Accelerates by `(ax, ay)` for `dt` and moves.
+    pub fn step(&mut self, ax: f64, ay: f64, dt: f32) {
+        self.vel[0] = self.vel[0] + ax * dt as f64;
+        self.vel[1] = self.vel[1] + ay * dt as f64;
+        self.pos[0] = self.pos[0] + self.vel[0] as f32 * dt;
+        self.pos[1] = self.pos[1] + self.vel[1] as f32 * dt;
+        self.id = self.id + 1;
+    }
+
+    /// The particle with its mass scaled (by value).
+    pub fn scaled(self, k: f32) -> Particle {
+        let mut q = self;
+        q.mass = q.mass * k;
+        q
+    }
+}
+
+/// `#[device] impl` methods (`&self`, `&mut self`, `self`) and an associated function.
+#[kernel]
+pub fn methods(out: &mut [f64], xs: &[f32], ys: &[f32], dt: f32) {
+    let k = gpu::global_id_x();
+    if 2 * k + 1 < out.len() && k < xs.len() && k < ys.len() {
+        let mut p = Particle::at(xs[k], ys[k], 1.5).scaled(2.0);
+        for _ in 0..4 {
+            p.step(xs[k] as f64, -(ys[k] as f64), dt);
+        }
+        out[2 * k] = p.kinetic();
+        out[2 * k + 1] = p.pos[0] as f64 + p.pos[1] as f64 + p.id as f64;
+    }
+}

@@ -8,6 +8,7 @@
 use std::rc::Rc;
 
 use quote::ToTokens;
+use syn::spanned::Spanned;
 
 use super::{error_expr, span_of, Checker};
 use crate::ir::{Expr, ExprKind};
@@ -300,6 +301,107 @@ impl Checker<'_> {
             span,
         }
     }
+
+    /// `recv.name(args)` where `recv` is a struct with a `#[device] impl` method `name`:
+    /// a call of the method as a device function taking `self` first (`&recv`, `&mut recv`
+    /// or `recv`, as the method takes it). `None` when `name` is no such method.
+    pub(super) fn struct_method_call(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let name = m.method.to_string();
+        if !self.consts.module.has_method(&name) {
+            return None;
+        }
+        // The receiver's type, checked once on the side (its errors come from the real check).
+        let before = self.errors.len();
+        let recv = self.expr(&m.receiver);
+        self.errors.truncate(before);
+        let Ty::Struct(d) = self.infer.zonk(&recv.ty) else {
+            return None;
+        };
+        let f = self.consts.module.method(&d.name, &name)?.clone();
+        let receiver = match f.sig.inputs.first() {
+            Some(syn::FnArg::Receiver(r)) => r.clone(),
+            _ => {
+                self.error(
+                    &m.method,
+                    format!(
+                        "`{}::{name}` takes no `self`; call it as `{}::{name}(..)`",
+                        d.name, d.name
+                    ),
+                );
+                return Some(error_expr(span_of(m)));
+            }
+        };
+        let path = self.method_fn(&d.name, &f);
+        let r = &m.receiver;
+        let first: syn::Expr = match (&receiver.reference, &receiver.mutability) {
+            (Some(_), Some(_)) => syn::parse_quote_spanned!(r.span()=> &mut #r),
+            (Some(_), None) => syn::parse_quote_spanned!(r.span()=> &#r),
+            (None, _) => (**r).clone(),
+        };
+        let mut args = syn::punctuated::Punctuated::new();
+        args.push(first);
+        args.extend(m.args.iter().cloned());
+        let call = syn::ExprCall {
+            attrs: Vec::new(),
+            func: Box::new(syn::Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path,
+            })),
+            paren_token: m.paren_token,
+            args,
+        };
+        Some(self.call(&call))
+    }
+
+    /// `P::name(args)` for an associated function of a `#[device] impl P`: the path of its
+    /// device function. `None` when `P` has no such function.
+    pub(super) fn associated_fn(&mut self, ty: &str, name: &str) -> Option<syn::Path> {
+        if self.consts.module.get_struct(ty).is_none() {
+            return None;
+        }
+        let f = self.consts.module.method(ty, name)?.clone();
+        Some(self.method_fn(ty, &f))
+    }
+
+    /// Registers the method `f` of struct `ty` as a device function (once) and returns the
+    /// path its calls use: `self` becomes a first parameter `__self` and `Self` the struct.
+    fn method_fn(&mut self, ty: &str, f: &syn::ImplItemFn) -> syn::Path {
+        let ident = syn::Ident::new(
+            &format!("__cuprum_{ty}_{}", f.sig.ident),
+            f.sig.ident.span(),
+        );
+        let path: syn::Path = ident.clone().into();
+        if self.devices.get(&path).is_some() {
+            return path;
+        }
+        let struct_ident = syn::Ident::new(ty, f.sig.ident.span());
+        let mut sig = f.sig.clone();
+        sig.ident = ident;
+        if let Some(syn::FnArg::Receiver(r)) = sig.inputs.first().cloned() {
+            let this = syn::Ident::new("__self", r.self_token.span);
+            let mutability = r.mutability;
+            let arg: syn::FnArg = match &r.reference {
+                Some(_) => syn::parse_quote!(#this: &#mutability #struct_ident),
+                None => syn::parse_quote!(#mutability #this: #struct_ident),
+            };
+            sig.inputs[0] = arg;
+        }
+        let mut item = syn::ItemFn {
+            attrs: Vec::new(),
+            vis: syn::Visibility::Inherited,
+            sig,
+            block: Box::new(f.block.clone()),
+        };
+        syn::visit_mut::VisitMut::visit_item_fn_mut(&mut SelfToStruct(struct_ident), &mut item);
+        let dev = crate::device::DeviceFn {
+            item,
+            deps: self.devices.clone(),
+            consts: self.consts.module.clone(),
+        };
+        self.devices.insert(&crate::device::path_key(&path), dev);
+        path
+    }
 }
 
 /// An expression whose value does not depend on when it is computed among the others.
@@ -313,5 +415,21 @@ fn is_simple(e: &Expr) -> bool {
             .iter()
             .all(|p| matches!(p, crate::ir::Proj::Field(_))),
         _ => true,
+    }
+}
+
+/// Rewrites a method's `self` as `__self` and `Self` as the struct's name.
+struct SelfToStruct(syn::Ident);
+
+impl syn::visit_mut::VisitMut for SelfToStruct {
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        if let Some(first) = p.segments.first_mut() {
+            if first.ident == "self" && p.leading_colon.is_none() {
+                first.ident = syn::Ident::new("__self", first.ident.span());
+            } else if first.ident == "Self" {
+                first.ident = syn::Ident::new(&self.0.to_string(), first.ident.span());
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, p);
     }
 }
