@@ -136,11 +136,11 @@ impl Checker<'_> {
             }
             if let Some(path) = self.associated_fn(ty, name) {
                 let mut call = c.clone();
-                call.func = Box::new(syn::Expr::Path(syn::ExprPath {
+                *call.func = syn::Expr::Path(syn::ExprPath {
                     attrs: Vec::new(),
                     qself: None,
                     path,
-                }));
+                });
                 return self.call(&call);
             }
         }

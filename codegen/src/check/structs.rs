@@ -357,9 +357,7 @@ impl Checker<'_> {
     /// `P::name(args)` for an associated function of a `#[device] impl P`: the path of its
     /// device function. `None` when `P` has no such function.
     pub(super) fn associated_fn(&mut self, ty: &str, name: &str) -> Option<syn::Path> {
-        if self.consts.module.get_struct(ty).is_none() {
-            return None;
-        }
+        self.consts.module.get_struct(ty)?;
         let f = self.consts.module.method(ty, name)?.clone();
         Some(self.method_fn(ty, &f))
     }
