@@ -128,17 +128,17 @@ impl Particle {
 
     /// Accelerates by `(ax, ay)` for `dt` and moves.
     pub fn step(&mut self, ax: f64, ay: f64, dt: f32) {
-        self.vel[0] = self.vel[0] + ax * dt as f64;
-        self.vel[1] = self.vel[1] + ay * dt as f64;
-        self.pos[0] = self.pos[0] + self.vel[0] as f32 * dt;
-        self.pos[1] = self.pos[1] + self.vel[1] as f32 * dt;
-        self.id = self.id + 1;
+        self.vel[0] += ax * dt as f64;
+        self.vel[1] += ay * dt as f64;
+        self.pos[0] += self.vel[0] as f32 * dt;
+        self.pos[1] += self.vel[1] as f32 * dt;
+        self.id += 1;
     }
 
     /// The particle with its mass scaled (by value).
     pub fn scaled(self, k: f32) -> Particle {
         let mut q = self;
-        q.mass = q.mass * k;
+        q.mass *= k;
         q
     }
 }
