@@ -35,7 +35,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         errors
             .extend(syn::Error::new(t.span(), "`#[device]` takes no arguments").to_compile_error());
     }
-    let calls = crate::items::not_constructors(device_calls(&func), &func.sig.ident, "device");
+    let calls = crate::items::not_constructors(device_calls(&func));
     let name = &func.sig.ident;
     if let Some(own) = calls.iter().find(|p| p.is_ident(name)) {
         errors.extend(

@@ -27,7 +27,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(f) => f,
         Err(e) => return not_a_function(item, e).to_compile_error(),
     };
-    let calls = crate::items::not_constructors(device_calls(&func), &func.sig.ident, "kernel");
+    let calls = crate::items::not_constructors(device_calls(&func));
     if calls.is_empty() {
         return finish(attr, &func, DeviceTable::default());
     }
