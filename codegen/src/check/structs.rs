@@ -331,6 +331,21 @@ impl Checker<'_> {
                 return Some(error_expr(span_of(m)));
             }
         };
+        let expected = f.sig.inputs.len() - 1;
+        if m.args.len() != expected {
+            for a in &m.args {
+                self.expr(a);
+            }
+            self.error(
+                m,
+                format!(
+                    "`{}::{name}` takes {expected} argument(s) besides `self`, but {} were given",
+                    d.name,
+                    m.args.len()
+                ),
+            );
+            return Some(error_expr(span_of(m)));
+        }
         let path = self.method_fn(&d.name, &f);
         let r = &m.receiver;
         let first: syn::Expr = match (&receiver.reference, &receiver.mutability) {
