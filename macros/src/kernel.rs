@@ -138,14 +138,18 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     let error_tokens: TokenStream = dedup(errors).iter().map(|e| e.to_compile_error()).collect();
     let items = emit(func, &forwarded, &options, &generics, &compiled);
     let confirm = confirm_items(&compiled);
-    let layouts = confirm_layouts(&compiled);
+    let layouts = confirm_layouts(&compiled, &consts);
     quote!(#error_tokens #items #confirm #layouts)
 }
 
-/// For each struct a kernel uses, compile-time assertions that rustc lays it out as the
-/// kernel compiler does (`ty::struct_layout`, which is also LLVM's layout of the struct
-/// type): size, alignment and each field's offset.
-fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> TokenStream {
+/// For each struct of the kernel's module that it uses, compile-time assertions that rustc
+/// lays it out as the kernel compiler does (`ty::struct_layout`, which is also LLVM's layout
+/// of the struct type): size, alignment and each field's offset. (A struct that reaches the
+/// kernel only through a device function of another module may not be nameable here.)
+fn confirm_layouts(
+    compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)],
+    module: &cuprum_codegen::consts::ModuleItems,
+) -> TokenStream {
     use cuprum_codegen::ty::{struct_layout, StructDef, Ty};
     fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>) {
         match ty {
@@ -169,7 +173,10 @@ fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> T
         }
     }
     let mut checks = Vec::new();
-    for d in defs {
+    for d in defs
+        .into_iter()
+        .filter(|d| module.get_struct(&d.name).is_some())
+    {
         let Some(layout) = struct_layout(d) else {
             continue;
         };
