@@ -417,17 +417,19 @@ impl Checker<'_> {
     }
 }
 
-/// An expression whose value does not depend on when it is computed among the others.
+/// An expression whose value does not depend on when it is computed among the others:
+/// literals, reads of locals and their fields, and arrays, tuples, casts and negations of
+/// such (no call, no check that could fail, no write).
 fn is_simple(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Read(_)
-    ) && match &e.kind {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Unit => true,
         ExprKind::Read(p) => p
             .proj
             .iter()
             .all(|p| matches!(p, crate::ir::Proj::Field(_))),
-        _ => true,
+        ExprKind::Array(xs) | ExprKind::Tuple(xs) => xs.iter().all(is_simple),
+        ExprKind::Repeat(x, _) | ExprKind::Cast(x) | ExprKind::Field(x, _) => is_simple(x),
+        _ => false,
     }
 }
 
