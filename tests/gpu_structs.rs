@@ -133,7 +133,7 @@ fn impl_methods() -> cuprum::Result<()> {
     for k in 0..n {
         // The methods are ordinary Rust methods on the host.
         let mut p = Particle::at(xs[k], ys[k], 1.5).scaled(2.0);
-        for _ in 0..4 {
+        for _ in 0..Particle::STEPS {
             p.step(xs[k] as f64, -(ys[k] as f64), dt);
         }
         want.push(p.kinetic());

@@ -182,6 +182,20 @@ impl ModuleItems {
             })
     }
 
+    /// The associated `const name: T = value;` of a `#[device] impl` of the struct `ty`.
+    pub fn impl_const(&self, ty: &str, name: &str) -> Option<(Rc<syn::Type>, Rc<syn::Expr>)> {
+        self.impls
+            .iter()
+            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
+            .flat_map(|i| &i.items)
+            .find_map(|it| match it {
+                syn::ImplItem::Const(c) if c.ident == name && c.generics.params.is_empty() => {
+                    Some((Rc::new(c.ty.clone()), Rc::new(c.expr.clone())))
+                }
+                _ => None,
+            })
+    }
+
     /// Whether some `#[device] impl` of the module has a method named `name`.
     pub fn has_method(&self, name: &str) -> bool {
         self.impls

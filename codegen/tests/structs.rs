@@ -24,6 +24,9 @@ impl P {
     fn get(&self) -> f32 { self.x }
     fn bump(&mut self) { self.v[0] += 1; }
     fn new(x: f32) -> Self { Self { x, v: [0, 1] } }
+    const N: usize = 2 + 1;
+    const HALF: f32 = 0.5;
+    fn half(&self) -> f32 { self.x * Self::HALF }
 }
 "#;
 
@@ -48,6 +51,7 @@ fn supported_uses_compile() {
         "let mut p: P; p = P::new(3.0); o[0] = p.x;",
         "let p = P::new(1.0); match p { _ => o[0] = p.x }",
         "let y = 2.0; let p = P { v: [1, 2], x: y }; o[0] = p.x;",
+        "let a = [P::HALF; P::N]; o[0] = a[2] + P::new(1.0).half();",
     ] {
         let kernel = format!("fn k(o: &mut [f32], q: P) {{ let _ = q.x; {body} }}");
         assert_eq!(errors(&kernel), Vec::<String>::new(), "{body}");
@@ -72,6 +76,7 @@ fn unsupported_uses_are_one_error_each() {
         "let p = P::new(1.0); o[0] = p.nope;",
         "let p = P::new(1.0); o[0] = p.get(3);",
         "let w = W(1.0); o[0] = w.1 as f32;",
+        "o[0] = P::MISSING;",
         "let mut p = P::new(1.0); let q = P { v: [0, 0], x: { p.x = 2.0; p.x } }; o[0] = q.x;",
     ] {
         let kernel = format!("fn k(o: &mut [f32]) {{ {body} }}");

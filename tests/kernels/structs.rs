@@ -110,6 +110,11 @@ pub fn nested(out: &mut [f64], b: Body, xs: &[f32]) {
 
 #[device]
 impl Particle {
+    /// How much of its speed a particle keeps per step.
+    pub const KEEP: f64 = 1.0 - 1.0 / 64.0;
+    /// Steps per launch.
+    pub const STEPS: usize = 2 * 2;
+
     /// A particle at rest at `(x, y, 0)`.
     pub fn at(x: f32, y: f32, mass: f32) -> Self {
         Self {
@@ -128,8 +133,8 @@ impl Particle {
 
     /// Accelerates by `(ax, ay)` for `dt` and moves.
     pub fn step(&mut self, ax: f64, ay: f64, dt: f32) {
-        self.vel[0] += ax * dt as f64;
-        self.vel[1] += ay * dt as f64;
+        self.vel[0] = self.vel[0] * Self::KEEP + ax * dt as f64;
+        self.vel[1] = self.vel[1] * Self::KEEP + ay * dt as f64;
         self.pos[0] += self.vel[0] as f32 * dt;
         self.pos[1] += self.vel[1] as f32 * dt;
         self.id += 1;
@@ -143,13 +148,14 @@ impl Particle {
     }
 }
 
-/// `#[device] impl` methods (`&self`, `&mut self`, `self`) and an associated function.
+/// `#[device] impl` methods (`&self`, `&mut self`, `self`), an associated function and
+/// associated constants.
 #[kernel]
 pub fn methods(out: &mut [f64], xs: &[f32], ys: &[f32], dt: f32) {
     let k = gpu::global_id_x();
     if 2 * k + 1 < out.len() && k < xs.len() && k < ys.len() {
         let mut p = Particle::at(xs[k], ys[k], 1.5).scaled(2.0);
-        for _ in 0..4 {
+        for _ in 0..Particle::STEPS {
             p.step(xs[k] as f64, -(ys[k] as f64), dt);
         }
         out[2 * k] = p.kinetic();

@@ -609,6 +609,9 @@ impl Checker<'_> {
                 };
             }
         }
+        if let Some(e) = self.assoc_const_value(p) {
+            return e;
+        }
         let segs: Vec<String> = p
             .path
             .segments
