@@ -76,18 +76,64 @@ pub(crate) fn shallow(e: &syn::Expr, limit: u32) -> bool {
 /// How deep a constant's expression may nest (the checker's own limit).
 pub(crate) const MAX_CONST_DEPTH: u32 = 256;
 
-/// The `const` and `static` items of one module, by name.
+/// The `const` and `static` items of one module, by name, and its structs.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleItems {
     items: Rc<Vec<ModuleItem>>,
+    structs: Rc<Vec<ModuleStruct>>,
+    impls: Rc<Vec<Rc<syn::ItemImpl>>>,
+}
+
+/// A struct defined in the module: kernels may use it when it derives `DeviceCopy`.
+#[derive(Clone, Debug)]
+pub struct ModuleStruct {
+    /// The definition as written.
+    pub item: Rc<syn::ItemStruct>,
+    /// Whether its `#[derive(..)]` lists `DeviceCopy`.
+    pub device_copy: bool,
+}
+
+/// Whether `attrs` hold a `#[derive(..)]` that lists `DeviceCopy` (by any path).
+fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| {
+                paths
+                    .iter()
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "DeviceCopy"))
+            })
+    })
 }
 
 impl ModuleItems {
     /// The items among `items` that are `const`s and `static`s (others are ignored).
     pub fn from_items<'i>(items: impl IntoIterator<Item = &'i syn::Item>) -> ModuleItems {
         let mut out = Vec::new();
+        let mut structs = Vec::new();
+        let mut impls = Vec::new();
         for item in items {
             match item {
+                syn::Item::Impl(i)
+                    if i.trait_.is_none()
+                        && i.generics.params.is_empty()
+                        && i.attrs.iter().any(|a| {
+                            a.path()
+                                .segments
+                                .last()
+                                .is_some_and(|s| s.ident == "device")
+                        }) =>
+                {
+                    impls.push(Rc::new(i.clone()))
+                }
+                syn::Item::Struct(s) if s.generics.params.is_empty() => {
+                    structs.push(ModuleStruct {
+                        device_copy: derives_device_copy(&s.attrs),
+                        item: Rc::new(s.clone()),
+                    })
+                }
                 // Too deep to copy: left out (a use is then an unknown name).
                 syn::Item::Const(c) if !shallow(&c.expr, MAX_CONST_DEPTH) => {}
                 syn::Item::Static(s) if !shallow(&s.expr, MAX_CONST_DEPTH) => {}
@@ -119,7 +165,48 @@ impl ModuleItems {
         }
         ModuleItems {
             items: Rc::new(unique),
+            structs: Rc::new(structs),
+            impls: Rc::new(impls),
         }
+    }
+
+    /// The method or associated function `name` of a `#[device] impl` of the struct `ty`.
+    pub fn method(&self, ty: &str, name: &str) -> Option<&syn::ImplItemFn> {
+        self.impls
+            .iter()
+            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
+            .flat_map(|i| &i.items)
+            .find_map(|it| match it {
+                syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
+                _ => None,
+            })
+    }
+
+    /// The associated `const name: T = value;` of a `#[device] impl` of the struct `ty`.
+    pub fn impl_const(&self, ty: &str, name: &str) -> Option<(Rc<syn::Type>, Rc<syn::Expr>)> {
+        self.impls
+            .iter()
+            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
+            .flat_map(|i| &i.items)
+            .find_map(|it| match it {
+                syn::ImplItem::Const(c) if c.ident == name && c.generics.params.is_empty() => {
+                    Some((Rc::new(c.ty.clone()), Rc::new(c.expr.clone())))
+                }
+                _ => None,
+            })
+    }
+
+    /// Whether some `#[device] impl` of the module has a method named `name`.
+    pub fn has_method(&self, name: &str) -> bool {
+        self.impls
+            .iter()
+            .flat_map(|i| &i.items)
+            .any(|it| matches!(it, syn::ImplItem::Fn(f) if f.sig.ident == name))
+    }
+
+    /// The struct named `name`.
+    pub fn get_struct(&self, name: &str) -> Option<&ModuleStruct> {
+        self.structs.iter().find(|s| s.item.ident == name)
     }
 
     /// These items with, ahead of them, the const generic parameters of one instance:
@@ -146,6 +233,8 @@ impl ModuleItems {
         out.extend(self.items.iter().cloned());
         ModuleItems {
             items: Rc::new(out),
+            structs: self.structs.clone(),
+            impls: self.impls.clone(),
         }
     }
 
@@ -161,7 +250,7 @@ impl ModuleItems {
 
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.items.is_empty() && self.structs.is_empty()
     }
 
     /// The items as Rust source tokens (`const A: T = v; static B: U = w;`), for a
@@ -177,6 +266,17 @@ impl ModuleItems {
                 ItemKind::StaticMut => quote::quote!(static mut #name: #ty = #expr;),
                 ItemKind::Param | ItemKind::Ambiguous => continue,
             };
+            item.to_tokens(&mut out);
+        }
+        // The `DeviceCopy` structs, without their attributes but `repr` and `derive` (a
+        // bundle is re-parsed as items, never compiled).
+        for i in self.impls.iter() {
+            i.to_tokens(&mut out);
+        }
+        for s in self.structs.iter().filter(|s| s.device_copy) {
+            let mut item = (*s.item).clone();
+            item.attrs
+                .retain(|a| a.path().is_ident("derive") || a.path().is_ident("repr"));
             item.to_tokens(&mut out);
         }
         out

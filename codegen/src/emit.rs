@@ -48,3 +48,72 @@ pub fn emit_ptx(module: &Module, target: &Target) -> Result<String, String> {
         .map_err(|e| format!("PTX emission failed: {e}"))?;
     String::from_utf8(buf.as_slice().to_vec()).map_err(|e| format!("PTX is not UTF-8: {e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use inkwell::context::Context;
+
+    use super::*;
+    use crate::ty::{struct_layout, Scalar, StructDef, Ty};
+
+    /// The struct layout the checker and the host assertions use is the one LLVM's NVPTX data
+    /// layout gives the struct types the lowering makes.
+    #[test]
+    fn struct_layout_is_llvms() {
+        init_nvptx();
+        let triple = TargetTriple::create(TRIPLE);
+        let tm = LlvmTarget::from_triple(&triple)
+            .unwrap()
+            .create_target_machine(
+                &triple,
+                "sm_80",
+                "",
+                OptimizationLevel::None,
+                RelocMode::Default,
+                CodeModel::Default,
+            )
+            .unwrap();
+        let data = tm.get_target_data();
+        let ctx = Context::create();
+        let s = |x| Ty::Scalar(x);
+        let inner = Ty::Struct(Rc::new(StructDef {
+            name: "Inner".into(),
+            fields: vec![("a".into(), s(Scalar::U8)), ("b".into(), s(Scalar::F64))],
+            tuple: false,
+        }));
+        let defs = [
+            vec![s(Scalar::F32), s(Scalar::F64), s(Scalar::U8)],
+            vec![
+                Ty::Array(Box::new(s(Scalar::F32)), 3),
+                s(Scalar::I64),
+                s(Scalar::Bool),
+            ],
+            vec![s(Scalar::U16), inner, Ty::Array(Box::new(s(Scalar::U8)), 5)],
+            vec![
+                s(Scalar::Bool),
+                s(Scalar::I16),
+                s(Scalar::U32),
+                s(Scalar::Usize),
+            ],
+        ];
+        for fields in defs {
+            let def = StructDef {
+                name: "S".into(),
+                fields: fields.into_iter().map(|t| (String::new(), t)).collect(),
+                tuple: false,
+            };
+            let ty = Ty::Struct(Rc::new(def.clone()));
+            let llvm = crate::lower::value_type(&ctx, &ty)
+                .unwrap()
+                .into_struct_type();
+            let ours = struct_layout(&def).unwrap();
+            assert_eq!(ours.size, data.get_abi_size(&llvm), "{def:?}");
+            assert_eq!(ours.align, data.get_abi_alignment(&llvm) as u64, "{def:?}");
+            for (k, o) in ours.offsets.iter().enumerate() {
+                assert_eq!(Some(*o), data.offset_of_element(&llvm, k as u32), "{def:?}");
+            }
+        }
+    }
+}

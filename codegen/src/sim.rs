@@ -31,6 +31,7 @@ pub fn frame_bytes(program: &Program) -> u64 {
             Ty::Array(t, n) => size(t).saturating_mul(*n),
             Ty::Tuple(ts) => ts.iter().map(size).fold(0, u64::saturating_add),
             Ty::Dim3 => 12,
+            Ty::Struct(_) => crate::ty::size_align(ty).map_or(8, |(s, _)| s),
             Ty::Slice { .. } | Ty::Shared { .. } => 16,
             _ => 8,
         }
@@ -167,6 +168,16 @@ fn scalar_ident(s: Scalar) -> Ident {
     Ident::new(s.name(), Span::call_site())
 }
 
+/// Field `k` of a struct as a member token: its name, or its index in a tuple struct (a
+/// struct literal `P { 0: a, 1: b }` is valid Rust for tuple structs too).
+fn struct_member(d: &crate::ty::StructDef, k: u32) -> syn::Member {
+    if d.tuple {
+        syn::Member::Unnamed(syn::Index::from(k as usize))
+    } else {
+        syn::Member::Named(Ident::new(&d.fields[k as usize].0, Span::call_site()))
+    }
+}
+
 /// The Rust type of a value of `ty` in the simulator.
 fn sim_type(ty: &Ty) -> TokenStream {
     match ty {
@@ -197,6 +208,11 @@ fn sim_type(ty: &Ty) -> TokenStream {
             quote!(::cuprum::gpu::sim::SharedArray<#e>)
         }
         Ty::Dim3 => quote!(::cuprum::gpu::Dim3),
+        // The user's own struct: the simulator runs in the module that defines it.
+        Ty::Struct(d) => {
+            let name = Ident::new(&d.name, Span::call_site());
+            quote!(#name)
+        }
         Ty::Var(_) | Ty::Error => unreachable!("unresolved type reached the simulator emitter"),
     }
 }
@@ -380,6 +396,11 @@ impl Emitter<'_> {
                             path = quote!(#path.#f);
                             ty = Ty::U32;
                         }
+                        (Proj::Field(k), Ty::Struct(d)) => {
+                            let f = struct_member(&d, *k);
+                            path = quote!(#path.#f);
+                            ty = d.fields[*k as usize].1.clone();
+                        }
                         (p, t) => unreachable!("projection {p:?} on {t}"),
                     }
                 }
@@ -512,7 +533,14 @@ impl Emitter<'_> {
             }
             ExprKind::Tuple(xs) => {
                 let xs: Vec<TokenStream> = xs.iter().map(|x| self.expr(x)).collect();
-                quote!((#(#xs,)*))
+                match &e.ty {
+                    Ty::Struct(d) => {
+                        let name = Ident::new(&d.name, Span::call_site());
+                        let members = (0..xs.len() as u32).map(|k| struct_member(d, k));
+                        quote!(#name { #(#members: #xs),* })
+                    }
+                    _ => quote!((#(#xs,)*)),
+                }
             }
             ExprKind::Array(xs) => {
                 let xs: Vec<TokenStream> = xs.iter().map(|x| self.expr(x)).collect();
@@ -528,6 +556,10 @@ impl Emitter<'_> {
                 match &x.ty {
                     Ty::Dim3 => {
                         let f = Ident::new(["x", "y", "z"][*k as usize], Span::call_site());
+                        quote!((#v).#f)
+                    }
+                    Ty::Struct(d) => {
+                        let f = struct_member(d, *k);
                         quote!((#v).#f)
                     }
                     _ => {

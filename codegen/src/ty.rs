@@ -124,6 +124,73 @@ impl Scalar {
     }
 }
 
+/// A user struct as the kernel compiler sees it (`#[derive(DeviceCopy)] #[repr(C)]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    /// The struct's name, as written in the module that defines it.
+    pub name: String,
+    /// The fields in declaration order: name (`"0"`, `"1"`, .. for a tuple struct) and type.
+    pub fields: Vec<(String, Ty)>,
+    /// True for a tuple struct (`struct P(f32, f32);`).
+    pub tuple: bool,
+}
+
+impl StructDef {
+    /// The index of the field named `name`.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// Size and alignment in bytes of a value of `ty` in memory, with `repr(C)` rules (the same
+/// rules LLVM's NVPTX data layout applies to the struct types the lowering makes); `None`
+/// for types that are not stored (slices, shared arrays, unresolved types).
+pub fn size_align(ty: &Ty) -> Option<(u64, u64)> {
+    match ty {
+        Ty::Unit | Ty::Never => Some((0, 1)),
+        Ty::Scalar(s) => Some((s.bytes() as u64, s.bytes() as u64)),
+        Ty::Array(t, n) => {
+            let (size, align) = size_align(t)?;
+            Some((size.checked_mul(*n)?, align))
+        }
+        Ty::Dim3 => Some((12, 4)),
+        Ty::Tuple(_) => None,
+        Ty::Struct(d) => struct_layout(d).map(|l| (l.size, l.align)),
+        Ty::Slice { .. } | Ty::Shared { .. } | Ty::Var(_) | Ty::Error => None,
+    }
+}
+
+/// The `repr(C)` layout of a struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Total size, a multiple of `align`.
+    pub size: u64,
+    /// Alignment: the largest of the fields'.
+    pub align: u64,
+    /// Each field's offset, in declaration order.
+    pub offsets: Vec<u64>,
+}
+
+/// The `repr(C)` layout of `def`: each field at the next offset aligned for it, the size
+/// rounded up to the largest alignment.
+pub fn struct_layout(def: &StructDef) -> Option<Layout> {
+    let mut offset = 0u64;
+    let mut align = 1u64;
+    let mut offsets = Vec::new();
+    for (_, t) in &def.fields {
+        let (s, a) = size_align(t)?;
+        offset = offset.checked_next_multiple_of(a)?;
+        offsets.push(offset);
+        offset = offset.checked_add(s)?;
+        align = align.max(a);
+    }
+    Some(Layout {
+        size: offset.checked_next_multiple_of(align)?,
+        align,
+        offsets,
+    })
+}
+
 /// An inference variable: the type of a literal whose type is not yet known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TyVar(pub u32);
@@ -158,6 +225,8 @@ pub enum Ty {
     },
     /// `gpu::Dim3`
     Dim3,
+    /// A `#[derive(DeviceCopy)]` struct: `repr(C)` fields in declaration order.
+    Struct(std::rc::Rc<StructDef>),
     /// A not-yet-inferred integer (`int == true`) or float literal type.
     Var(TyVar),
     /// The type of an expression that already produced an error; it unifies with anything so
@@ -224,6 +293,7 @@ impl fmt::Display for Ty {
                 _ => write!(f, "gpu::Shared<{}>", elem.name()),
             },
             Ty::Dim3 => f.write_str("gpu::Dim3"),
+            Ty::Struct(d) => f.write_str(&d.name),
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Error => f.write_str("{unknown}"),
         }

@@ -9,6 +9,12 @@ use crate::collect::{self, Kind};
 use crate::guard;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    // `#[device] impl P { .. }`: the methods stay host methods; kernels of the module read
+    // them from the source file (`consts::ModuleItems`) and check them where called.
+    if let Ok(imp) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        // Methods only kernels call are not dead (rustc does not see the kernels' calls).
+        return quote!(#[allow(dead_code)] #imp);
+    }
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -29,7 +35,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         errors
             .extend(syn::Error::new(t.span(), "`#[device]` takes no arguments").to_compile_error());
     }
-    let calls = device_calls(&func);
+    let calls = crate::items::not_constructors(device_calls(&func));
     let name = &func.sig.ident;
     if let Some(own) = calls.iter().find(|p| p.is_ident(name)) {
         errors.extend(

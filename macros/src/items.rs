@@ -21,3 +21,22 @@ pub fn of(ident: &syn::Ident, attr: &str) -> ModuleItems {
     let line = span.start().line();
     module_items(&text, &ident.to_string(), attr, Some(line))
 }
+
+/// The calls among `calls` that can be `#[device]` functions: not `P(a, b)`, `P::new(..)` or
+/// `Self::new(..)`, which name a struct (a tuple struct's constructor, a `#[device] impl`
+/// function) that the checker finds among the module's items. Told apart by the case of the
+/// first name, without reading the file again (parsing it once more per kernel here made
+/// clippy-driver crash); a function named in upper case is then reported by the checker.
+pub fn not_constructors(calls: Vec<syn::Path>) -> Vec<syn::Path> {
+    calls
+        .into_iter()
+        .filter(|p| {
+            let upper = p.segments.first().is_some_and(|s| {
+                s.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase())
+            });
+            !(upper && p.segments.len() <= 2)
+        })
+        .collect()
+}

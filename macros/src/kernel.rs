@@ -27,7 +27,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(f) => f,
         Err(e) => return not_a_function(item, e).to_compile_error(),
     };
-    let calls = device_calls(&func);
+    let calls = crate::items::not_constructors(device_calls(&func));
     if calls.is_empty() {
         return finish(attr, &func, DeviceTable::default());
     }
@@ -138,7 +138,71 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     let error_tokens: TokenStream = dedup(errors).iter().map(|e| e.to_compile_error()).collect();
     let items = emit(func, &forwarded, &options, &generics, &compiled);
     let confirm = confirm_items(&compiled);
-    quote!(#error_tokens #items #confirm)
+    let layouts = confirm_layouts(&compiled, &consts);
+    quote!(#error_tokens #items #confirm #layouts)
+}
+
+/// For each struct of the kernel's module that it uses, compile-time assertions that rustc
+/// lays it out as the kernel compiler does (`ty::struct_layout`, which is also LLVM's layout
+/// of the struct type): size, alignment and each field's offset. (A struct that reaches the
+/// kernel only through a device function of another module may not be nameable here.)
+fn confirm_layouts(
+    compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)],
+    module: &cuprum_codegen::consts::ModuleItems,
+) -> TokenStream {
+    use cuprum_codegen::ty::{struct_layout, StructDef, Ty};
+    fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>) {
+        match ty {
+            Ty::Array(t, _) => collect(t, out),
+            Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
+            Ty::Struct(d) if !out.iter().any(|s| s.name == d.name) => {
+                out.push(d);
+                d.fields.iter().for_each(|(_, t)| collect(t, out));
+            }
+            _ => {}
+        }
+    }
+    let mut defs = Vec::new();
+    for k in compiled.iter().filter_map(|(_, k)| k.as_ref()) {
+        let p = &k.program;
+        for f in std::iter::once(&p.kernel).chain(&p.functions) {
+            for l in &f.locals {
+                collect(&l.ty, &mut defs);
+            }
+            collect(&f.ret, &mut defs);
+        }
+    }
+    let mut checks = Vec::new();
+    for d in defs
+        .into_iter()
+        .filter(|d| module.get_struct(&d.name).is_some())
+    {
+        let Some(layout) = struct_layout(d) else {
+            continue;
+        };
+        let name = format_ident!("{}", d.name);
+        let message = format!("the kernel compiler laid `{}` out differently from rustc: is it `#[repr(C)]`, and defined once in this module?", d.name);
+        let (size, align) = (layout.size as usize, layout.align as usize);
+        let offsets = d.fields.iter().zip(&layout.offsets).map(|((f, _), o)| {
+            let member: syn::Member = if d.tuple {
+                syn::Member::Unnamed(syn::Index::from(f.parse::<usize>().unwrap_or(0)))
+            } else {
+                syn::Member::Named(format_ident!("{}", f))
+            };
+            let o = *o as usize;
+            quote!(&& ::core::mem::offset_of!(#name, #member) == #o)
+        });
+        checks.push(quote!(::core::assert!(
+            ::core::mem::size_of::<#name>() == #size
+                && ::core::mem::align_of::<#name>() == #align
+                #(#offsets)*,
+            #message
+        );));
+    }
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(const _: () = { #(#checks)* };)
 }
 
 /// For each `const`/`static` of the module that a kernel uses, a compile-time assertion that

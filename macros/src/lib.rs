@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod collect;
+mod derive;
 mod device;
 mod guard;
 mod items;
@@ -38,6 +39,18 @@ pub fn launch(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device::expand(attr.into(), item.into()).into()
+}
+
+/// Makes a `#[repr(C)]` struct of scalars, arrays and other `DeviceCopy` types usable in
+/// kernels: as a parameter by value, a local, a device function's parameter and result.
+///
+/// Refuses (with an error at the item or field) a struct without `#[repr(C)]`, generic
+/// structs, fields that are references, pointers, heap types or tuples, and structs with
+/// padding bytes (add an explicit `_pad: [u8; N]` field), so that every byte a kernel reads
+/// is initialised.
+#[proc_macro_derive(DeviceCopy)]
+pub fn derive_device_copy(item: TokenStream) -> TokenStream {
+    derive::expand(item.into()).into()
 }
 
 /// Internal: collects `#[device]` function sources for a kernel. Not for direct use.

@@ -39,6 +39,7 @@ mod buffer;
 mod config;
 mod copy;
 mod device;
+mod device_copy;
 mod element;
 mod error;
 mod expansion;
@@ -55,10 +56,12 @@ mod stream;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
+pub use cuprum_macros::DeviceCopy;
 pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
+pub use device_copy::DeviceCopy;
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
 pub use expansion::KernelInfo;
@@ -69,8 +72,8 @@ pub use stream::{Event, Stream};
 /// The names most programs need: `use cuprum::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        device, gpu, kernel, launch, Device, DeviceBuffer, Dim3, Error, LaunchConfig, Result,
-        Stream,
+        device, gpu, kernel, launch, Device, DeviceBuffer, DeviceCopy, Dim3, Error, LaunchConfig,
+        Result, Stream,
     };
 }
 
@@ -81,7 +84,7 @@ pub mod __private {
         backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
         GpuStream, KernelInfo, LaunchStream, SimStream, Site,
     };
-    pub use cudarc::driver::PushKernelArg;
+    pub use cudarc::driver::{DeviceRepr, PushKernelArg};
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
 }

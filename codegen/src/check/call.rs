@@ -134,6 +134,21 @@ impl Checker<'_> {
             if let Some(s) = self.scalar_named(ty) {
                 return self.scalar_function(s, name, c);
             }
+            if let Some(path) = self.associated_fn(ty, name) {
+                let mut call = c.clone();
+                *call.func = syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path,
+                });
+                return self.call(&call);
+            }
+        }
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            if self.lookup(&name).is_none() && self.consts.module.get_struct(&name).is_some() {
+                return self.tuple_struct_call(c, &p.path);
+            }
         }
         if let Some(ident) = p.path.get_ident() {
             // A local hides every function of that name, as in Rust.
@@ -954,6 +969,9 @@ impl Checker<'_> {
         }
         if name == "len" || name == "is_empty" {
             return self.len_call(m, &name);
+        }
+        if let Some(e) = self.struct_method_call(m) {
+            return e;
         }
         if let Some(kind) = self.aggregate_local(&m.receiver) {
             for a in &m.args {

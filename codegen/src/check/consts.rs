@@ -303,6 +303,48 @@ impl Checker<'_> {
         out
     }
 
+    /// `P::NAME` for an associated `const` of a `#[device] impl P`: its type and value,
+    /// computed where used (`None` when `p` names no such constant).
+    fn assoc_const(&mut self, p: &syn::ExprPath) -> Option<Eval> {
+        let [ty, name] = p.path.segments.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if p.qself.is_some() {
+            return None;
+        }
+        let (t, e) = self
+            .consts
+            .module
+            .impl_const(&ty.ident.to_string(), &name.ident.to_string())?;
+        let evaluated = self.const_type(&t).and_then(|want| {
+            let (ct, v) = self.eval(&e, Some(&want))?;
+            let v = fit(&ct, v, &want, &e)?;
+            Ok((CTy::Known(want), v))
+        });
+        // Tokens read from the file have no place in the user's code: errors go to the use.
+        Some(evaluated.map_err(|Fail(_, msg)| Fail(p.to_token_stream(), msg)))
+    }
+
+    /// The value of `P::NAME` (an associated `const` of a `#[device] impl P`) where a value
+    /// is expected; `None` when `p` names no such constant.
+    pub(super) fn assoc_const_value(&mut self, p: &syn::ExprPath) -> Option<Expr> {
+        let span = super::span_of(p);
+        Some(match self.assoc_const(p)? {
+            Ok((CTy::Known(ty), v)) => literal_expr(&ty, &v, span),
+            Ok(_) => super::error_expr(span),
+            Err(Fail(at, msg)) => {
+                if !msg.is_empty() {
+                    let text = source::expr_text(&p.path);
+                    self.error(
+                        at,
+                        format!("`{text}` is not computable at compile time: {msg}"),
+                    );
+                }
+                super::error_expr(span)
+            }
+        })
+    }
+
     /// The type of a constant: scalars and arrays of them.
     fn const_type(&mut self, ty: &syn::Type) -> Result<Ty, Fail> {
         match ty {
@@ -513,6 +555,9 @@ impl Checker<'_> {
 
     /// A name in a constant expression.
     fn eval_path(&mut self, p: &syn::ExprPath) -> Eval {
+        if let Some(v) = self.assoc_const(p) {
+            return v;
+        }
         if let (Some(ident), None) = (p.path.get_ident(), &p.qself) {
             let name = ident.to_string();
             if let Some((_, s, v)) = self.consts.params.iter().find(|(n, ..)| *n == name) {

@@ -89,6 +89,7 @@ impl Checker<'_> {
             syn::Expr::Binary(b) => self.binary(b),
             syn::Expr::Assign(a) => self.assign(a),
             syn::Expr::Cast(c) => self.cast(c),
+            syn::Expr::Struct(s) => self.struct_literal(s),
             syn::Expr::Tuple(t) => {
                 if t.elems.is_empty() {
                     return Expr {
@@ -506,6 +507,19 @@ impl Checker<'_> {
             (Ty::Tuple(ts), syn::Member::Unnamed(i)) if (i.index as usize) < ts.len() => {
                 Some((i.index, ts[i.index as usize].clone()))
             }
+            (Ty::Struct(d), m) => {
+                let name = match m {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                match d.field(&name) {
+                    Some(k) => Some((k as u32, d.fields[k].1.clone())),
+                    None => {
+                        self.error(member, format!("no field `{name}` on type `{}`", d.name));
+                        None
+                    }
+                }
+            }
             (Ty::Error, _) => None,
             _ => {
                 let t = self.infer.describe(&ty);
@@ -594,6 +608,9 @@ impl Checker<'_> {
                     }
                 };
             }
+        }
+        if let Some(e) = self.assoc_const_value(p) {
+            return e;
         }
         let segs: Vec<String> = p
             .path

@@ -82,6 +82,10 @@ fn scalar_count(ty: &Ty) -> Option<u64> {
             .iter()
             .try_fold(0u64, |acc, t| acc.checked_add(scalar_count(t)?)),
         Ty::Dim3 => Some(3),
+        Ty::Struct(d) => d
+            .fields
+            .iter()
+            .try_fold(0u64, |acc, (_, t)| acc.checked_add(scalar_count(t)?)),
         _ => None,
     }
 }

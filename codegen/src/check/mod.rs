@@ -20,6 +20,7 @@ mod matching;
 mod resolve;
 mod source;
 mod stmt;
+mod structs;
 mod suggest;
 
 use proc_macro2::Span;
@@ -517,7 +518,16 @@ impl<'p> Checker<'p> {
         if let Some(id) = self.reference_param(pt) {
             return id;
         }
-        let ty = self.param_type(&pt.ty)?;
+        let Some(ty) = self.param_type(&pt.ty) else {
+            // The type's error is reported; the name still stands for something, so that its
+            // uses report nothing more.
+            if let syn::Pat::Ident(pi) = &*pt.pat {
+                if !self.locals.iter().any(|l| pi.ident == l.name) {
+                    self.declare(&pi.ident.to_string(), Ty::Error, true, pi.ident.span());
+                }
+            }
+            return None;
+        };
         match &*pt.pat {
             syn::Pat::Ident(pi)
                 if pi.by_ref.is_none()
@@ -623,6 +633,7 @@ impl<'p> Checker<'p> {
             // A device function may take arrays and tuples by value.
             syn::Type::Array(_) => self.local_type(ty),
             syn::Type::Tuple(t) if !t.elems.is_empty() => self.local_type(ty),
+            syn::Type::Path(_) if self.user_type_named(ty) => self.user_type(ty).flatten(),
             _ => self.scalar_type(ty).map(Ty::Scalar),
         }
     }
@@ -732,6 +743,7 @@ impl<'p> Checker<'p> {
             }
             syn::Type::Paren(p) => self.local_type(&p.elem),
             syn::Type::Group(g) => self.local_type(&g.elem),
+            syn::Type::Path(_) if self.user_type_named(ty) => self.user_type(ty).flatten(),
             syn::Type::Infer(_) => {
                 self.error(ty, "write the type out: `_` can stand only for a part of a `let` annotation whose value gives it");
                 None
@@ -901,7 +913,7 @@ fn type_help(name: &str, segment: Option<&syn::PathSegment>) -> String {
             format!("`{name}` is not supported in kernels; pass plain values and a flag")
         }
         "f16" | "bf16" => "half-precision floats are not supported yet; use `f32`".into(),
-        _ => format!("{KERNEL_TYPES}; pass a struct's fields as separate parameters"),
+        _ => format!("{KERNEL_TYPES}, and the `#[derive(DeviceCopy)]` structs defined in the kernel's own module (kernels do not see structs of other modules or imported with `use`)"),
     }
 }
 

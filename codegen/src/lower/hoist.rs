@@ -252,6 +252,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         for proj in &place.proj {
             match (proj, &ty) {
                 (Proj::Field(i), Ty::Tuple(ts)) => ty = ts[*i as usize].clone(),
+                (Proj::Field(i), Ty::Struct(d)) => ty = d.fields[*i as usize].1.clone(),
                 (Proj::Field(_), _) => return, // a Dim3 field: nothing left to check
                 (Proj::Index { index, .. }, _) => {
                     let (len, next) = self.index_bound(&ty, slot);
@@ -276,7 +277,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 !dirty.contains(&place.base)
                     && matches!(
                         self.ir.locals[place.base].ty,
-                        Ty::Scalar(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..)
+                        Ty::Scalar(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..) | Ty::Struct(_)
                     )
                     && place.proj.iter().all(|p| match p {
                         Proj::Field(_) => true,

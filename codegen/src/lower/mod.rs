@@ -270,6 +270,9 @@ fn declare_kernel<'ctx>(
                 params.push(ctx.i64_type().into());
             }
             Ty::Scalar(s) => params.push(param_scalar_type(ctx, *s).into()),
+            // Passed by value: PTX's `.param .align A .b8 name[size]`, which the launch
+            // fills from the host value's bytes.
+            ty @ Ty::Struct(_) => params.push(value_type(ctx, ty).expect("sized").into()),
             other => unreachable!("kernel parameter of type {other}"),
         }
     }
@@ -364,6 +367,16 @@ pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeE
         Ty::Dim3 => {
             let i32t = ctx.i32_type().into();
             Some(ctx.struct_type(&[i32t, i32t, i32t], false).into())
+        }
+        // Every field is stored (structs hold scalars, arrays and structs), and LLVM lays a
+        // non-packed struct out as `repr(C)` does (`ty::struct_layout`).
+        Ty::Struct(d) => {
+            let fields: Vec<BasicTypeEnum> = d
+                .fields
+                .iter()
+                .map(|(_, t)| value_type(ctx, t).expect("struct fields have storage"))
+                .collect();
+            Some(ctx.struct_type(&fields, false).into())
         }
         Ty::Shared { .. } | Ty::Slice { .. } => None,
         Ty::Var(_) | Ty::Error => unreachable!("unresolved type reached lowering"),

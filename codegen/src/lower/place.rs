@@ -101,6 +101,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     ptr = ok!(self.b.build_struct_gep(t, ptr, field as u32, "field"));
                     ty = ts[*i as usize].clone();
                 }
+                (Proj::Field(i), Ty::Struct(d)) => {
+                    let t = value_type(self.ctx, &ty).expect("structs have storage");
+                    ptr = ok!(self.b.build_struct_gep(t, ptr, *i, "field"));
+                    ty = d.fields[*i as usize].1.clone();
+                }
                 (Proj::Field(i), Ty::Dim3) => {
                     let t = value_type(self.ctx, &ty).expect("Dim3 has storage");
                     ptr = ok!(self.b.build_struct_gep(t, ptr, *i, "field"));
