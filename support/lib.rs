@@ -133,3 +133,29 @@ pub fn random_u32(n: usize) -> Vec<u32> {
     let mut rng = fastrand::Rng::new();
     (0..n).map(|_| rng.u32(..)).collect()
 }
+
+/// Assembles every `(name, entry, ptx)` with ptxas for sm_90 and asserts that its entry is
+/// there and spills nothing. Without ptxas it is skipped, except under CI, where that is a
+/// failure (`scripts/setup.sh` installs ptxas).
+pub fn assert_ptxas_accepts(kernels: &[(&str, &str, &str)]) {
+    if cuprum::inspect::find_ptxas().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
+        );
+        eprintln!("skipped: ptxas not found");
+        return;
+    }
+    for &(name, entry, ptx) in kernels {
+        let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let k = r
+            .iter()
+            .find(|r| r.kernel == entry)
+            .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
+        assert_eq!(
+            (k.spill_stores, k.spill_loads),
+            (0, 0),
+            "{name} spills: {k:?}"
+        );
+    }
+}

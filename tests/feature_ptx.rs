@@ -176,26 +176,7 @@ fn feature_ptx_snapshots() {
 
 #[test]
 fn ptxas_accepts_every_feature_kernel() {
-    if cuprum::inspect::find_ptxas().is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "ptxas is required under CI: pip install nvidia-cuda-nvcc-cu12 (scripts/setup.sh does)"
-        );
-        eprintln!("skipped: ptxas not found");
-        return;
-    }
-    for (name, entry, ptx) in kernels() {
-        let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
-        let k = r
-            .iter()
-            .find(|r| r.kernel == entry)
-            .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
-        assert_eq!(
-            (k.spill_stores, k.spill_loads),
-            (0, 0),
-            "{name} spills: {k:?}"
-        );
-    }
+    cuprum_testkit::assert_ptxas_accepts(&kernels());
 }
 
 #[test]
