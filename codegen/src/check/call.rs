@@ -188,6 +188,35 @@ impl Checker<'_> {
         self.device_call(p, c)
     }
 
+    /// The type argument of each generic type parameter `names` of `name`, as the call's
+    /// turbofish and arguments bound them (`bound`); `None` after reporting the first one
+    /// left unknown.
+    pub(super) fn bound_types(
+        &mut self,
+        p: &syn::ExprPath,
+        name: &str,
+        names: &[String],
+        bound: &[Option<Scalar>],
+    ) -> Option<Vec<Scalar>> {
+        let mut types = Vec::with_capacity(bound.len());
+        for (k, b) in bound.iter().enumerate() {
+            match b {
+                Some(s) => types.push(*s),
+                None => {
+                    self.error(
+                        p,
+                        format!(
+                            "cannot infer the type `{}` of `{name}`; write `{name}::<f32>(..)`",
+                            names[k]
+                        ),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(types)
+    }
+
     /// A call of something that is not a `cuprum::gpu` function: a `#[device]` function.
     fn device_call(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Expr {
         let span = span_of(c);
@@ -329,22 +358,9 @@ impl Checker<'_> {
             }
             args.push(e);
         }
-        let mut types = Vec::new();
-        for (k, b) in bound.iter().enumerate() {
-            match b {
-                Some(s) => types.push(*s),
-                None => {
-                    self.error(
-                        p,
-                        format!(
-                            "cannot infer the type `{}` of `{name}`; write `{name}::<f32>(..)`",
-                            generic_names[k]
-                        ),
-                    );
-                    return error_expr(span);
-                }
-            }
-        }
+        let Some(types) = self.bound_types(p, &name, &generic_names, &bound) else {
+            return error_expr(span);
+        };
         if let Some(msg) = generic_bound_error(sig, &generic_names, &types) {
             self.error(p, msg);
             return error_expr(span);

@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use super::{error_expr, span_of, Checker, LoopScope};
-use crate::ir::{Block, Expr, ExprKind, LocalId, Stmt};
+use crate::ir::{Expr, ExprKind, LocalId, Stmt};
 use crate::ty::{Scalar, Ty};
 
 /// What a closure's name stands for.
@@ -310,43 +310,7 @@ impl Checker<'_> {
                 self.ret = saved_ret;
                 self.inline_return = saved_return;
                 let ty = body.ty.clone();
-                let exit = if ty == Ty::Unit {
-                    vec![
-                        Stmt::Expr(body),
-                        Stmt::Expr(Expr {
-                            kind: ExprKind::Break(id, None),
-                            ty: Ty::Never,
-                            span,
-                        }),
-                    ]
-                } else {
-                    vec![Stmt::Expr(Expr {
-                        kind: ExprKind::Break(id, Some(Box::new(body))),
-                        ty: Ty::Never,
-                        span,
-                    })]
-                };
-                let call = Expr {
-                    kind: ExprKind::Loop(
-                        id,
-                        Block {
-                            stmts: exit,
-                            tail: None,
-                            ty: Ty::Never,
-                        },
-                    ),
-                    ty: ty.clone(),
-                    span,
-                };
-                Expr {
-                    kind: ExprKind::Block(Block {
-                        stmts,
-                        tail: Some(Box::new(call)),
-                        ty: ty.clone(),
-                    }),
-                    ty,
-                    span,
-                }
+                super::inline::inlined_call(id, stmts, body, ty, span)
             }
         }
     }

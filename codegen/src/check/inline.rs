@@ -15,7 +15,9 @@ use proc_macro2::Span;
 use super::expr::{strip_parens, PlaceResult, Writable};
 use super::{error_expr, span_of, Checker};
 use crate::device::DeviceFn;
-use crate::ir::{BinOp, Block, CheckKind, Expr, ExprKind, LocalId, Pattern, Place, Proj, Stmt};
+use crate::ir::{
+    BinOp, Block, CheckKind, Expr, ExprKind, LocalId, LoopId, Pattern, Place, Proj, Stmt,
+};
 use crate::ty::{Scalar, Ty};
 
 /// A part of a slice, shared array or local array.
@@ -555,22 +557,9 @@ impl Checker<'_> {
         if failed {
             return error_expr(span);
         }
-        let mut types = Vec::new();
-        for (k, b) in bound.iter().enumerate() {
-            match b {
-                Some(s) => types.push(*s),
-                None => {
-                    self.error(
-                        p,
-                        format!(
-                            "cannot infer the type `{}` of `{name}`; write `{name}::<f32>(..)`",
-                            generic_names[k]
-                        ),
-                    );
-                    return error_expr(span);
-                }
-            }
-        }
+        let Some(types) = self.bound_types(p, &name, &generic_names, &bound) else {
+            return error_expr(span);
+        };
         // The body, in the callee's context.
         let saved = Saved {
             scopes: std::mem::replace(&mut self.scopes, vec![Vec::new()]),
@@ -669,43 +658,7 @@ impl Checker<'_> {
             ty: body_ty,
             span,
         };
-        let exit = if ret == Ty::Unit {
-            vec![
-                Stmt::Expr(body),
-                Stmt::Expr(Expr {
-                    kind: ExprKind::Break(id, None),
-                    ty: Ty::Never,
-                    span,
-                }),
-            ]
-        } else {
-            vec![Stmt::Expr(Expr {
-                kind: ExprKind::Break(id, Some(Box::new(body))),
-                ty: Ty::Never,
-                span,
-            })]
-        };
-        let call = Expr {
-            kind: ExprKind::Loop(
-                id,
-                Block {
-                    stmts: exit,
-                    tail: None,
-                    ty: Ty::Never,
-                },
-            ),
-            ty: ret.clone(),
-            span,
-        };
-        Expr {
-            kind: ExprKind::Block(Block {
-                stmts,
-                tail: Some(Box::new(call)),
-                ty: ret.clone(),
-            }),
-            ty: ret,
-            span,
-        }
+        inlined_call(id, stmts, body, ret, span)
     }
 
     /// `&place` / `&mut place` passed for a `&T` / `&mut T` parameter: the place, its indices
@@ -870,5 +823,48 @@ fn let_local(id: LocalId, init: Expr) -> Stmt {
     Stmt::Let {
         pat: Pattern::Local(id),
         init,
+    }
+}
+
+/// An inlined call as one expression: the argument bindings `stmts`, then `body` inside a
+/// loop `id` that runs once and that the callee's `return` breaks out of (with the value,
+/// unless the result `ty` is `()`).
+pub(super) fn inlined_call(id: LoopId, stmts: Vec<Stmt>, body: Expr, ty: Ty, span: Span) -> Expr {
+    let exit = if ty == Ty::Unit {
+        vec![
+            Stmt::Expr(body),
+            Stmt::Expr(Expr {
+                kind: ExprKind::Break(id, None),
+                ty: Ty::Never,
+                span,
+            }),
+        ]
+    } else {
+        vec![Stmt::Expr(Expr {
+            kind: ExprKind::Break(id, Some(Box::new(body))),
+            ty: Ty::Never,
+            span,
+        })]
+    };
+    let call = Expr {
+        kind: ExprKind::Loop(
+            id,
+            Block {
+                stmts: exit,
+                tail: None,
+                ty: Ty::Never,
+            },
+        ),
+        ty: ty.clone(),
+        span,
+    };
+    Expr {
+        kind: ExprKind::Block(Block {
+            stmts,
+            tail: Some(Box::new(call)),
+            ty: ty.clone(),
+        }),
+        ty,
+        span,
     }
 }
