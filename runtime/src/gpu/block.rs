@@ -1,0 +1,121 @@
+//! Block-wide collectives: every thread of the block calls them (from the same place, as a
+//! barrier), with the same `op`, and each thread gets its result (CUB's `BlockReduce` and
+//! `BlockScan`; the reductions give the result to every thread, not only to thread 0).
+//!
+//! Blocks of any shape up to 1024 threads whose thread count is a multiple of 32; threads are
+//! numbered as the hardware forms warps, `x` fastest (`x + y·dim.x + z·dim.x·dim.y`), and
+//! scans run in that order. `op` is associative, not necessarily commutative: values are
+//! combined in thread order. Values are the types warp shuffles move.
+//!
+//! Scratch space: each primitive keeps one value per warp in a shared array of 32 (the most
+//! warps a block has), one array per primitive and element type in a kernel, shared by its
+//! calls. Each call ends with a barrier after its last read of the array, so calls may follow
+//! each other without one (CUB asks for a `__syncthreads()` between reuses of its storage).
+
+use crate::prelude::*;
+
+/// The calling thread's number within its block and the block's thread count.
+#[device]
+fn thread_rank() -> (u32, u32) {
+    let d = gpu::block_dim();
+    let t = gpu::thread_idx();
+    (t.x + d.x * (t.y + d.y * t.z), d.x * d.y * d.z)
+}
+
+/// `op` over the values of every thread of the block, in thread order, in every thread.
+#[device]
+pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (t, n) = thread_rank();
+    let w = super::warp::reduce(v, &op);
+    if t % 32 == 0 {
+        partial[(t / 32) as usize] = w;
+    }
+    gpu::sync_threads();
+    let mut r = partial[0];
+    for i in 1..(n / 32) as usize {
+        r = op(r, partial[i]);
+    }
+    gpu::sync_threads();
+    r
+}
+
+/// The sum of the block's values (integers wrap), in every thread.
+#[device]
+pub fn sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
+    reduce(v, |a, b| a + b)
+}
+
+/// The smallest of the block's values (by `<`), in every thread.
+#[device]
+pub fn min<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
+    reduce(v, |a, b| if b < a { b } else { a })
+}
+
+/// The largest of the block's values (by `>`), in every thread.
+#[device]
+pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
+    reduce(v, |a, b| if b > a { b } else { a })
+}
+
+/// Thread `i` gets `op` over the values of threads `0..=i`, in thread order.
+#[device]
+pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (t, _) = thread_rank();
+    let (warp, lane) = ((t / 32) as usize, t % 32);
+    let x = super::warp::inclusive_scan(v, &op);
+    if lane == 31 {
+        partial[warp] = x;
+    }
+    gpu::sync_threads();
+    let mut r = x;
+    if warp > 0 {
+        let mut before = partial[0];
+        for i in 1..warp {
+            before = op(before, partial[i]);
+        }
+        r = op(before, x);
+    }
+    gpu::sync_threads();
+    r
+}
+
+/// Thread `i` gets `init` combined with the values of threads `0..i`: thread 0 gets `init`.
+#[device]
+pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (t, _) = thread_rank();
+    let (warp, lane) = ((t / 32) as usize, t % 32);
+    let x = super::warp::inclusive_scan(v, &op);
+    if lane == 31 {
+        partial[warp] = x;
+    }
+    gpu::sync_threads();
+    let within = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
+    let mut r = init;
+    if warp > 0 {
+        let mut before = partial[0];
+        for i in 1..warp {
+            before = op(before, partial[i]);
+        }
+        r = op(r, before);
+    }
+    if lane > 0 {
+        r = op(r, within);
+    }
+    gpu::sync_threads();
+    r
+}
+
+/// Thread `i` gets the sum of the values of threads `0..=i` (integers wrap).
+#[device]
+pub fn inclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
+    inclusive_scan(v, |a, b| a + b)
+}
+
+/// Thread `i` gets the sum of the values of threads `0..i` (zero in thread 0).
+#[device]
+pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
+    exclusive_scan(v, T::ZERO, |a, b| a + b)
+}
