@@ -272,3 +272,49 @@ fn primitives_combine_in_order() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// `gpu::block::radix_sort` of 4 keys per thread, in place.
+#[kernel(instances(u8, i16, u32, i32, u64, i64))]
+pub fn block_sort4<K: gpu::Int>(keys: &mut [K]) {
+    let base = (gpu::block_idx().x * gpu::block_dim().x * 4) as usize;
+    let first = base + 4 * gpu::thread_idx().x as usize;
+    let mut mine = [K::ZERO; 4];
+    for j in 0..4 {
+        mine[j] = keys[first + j];
+    }
+    gpu::block::radix_sort(&mut mine);
+    for j in 0..4 {
+        keys[first + j] = mine[j];
+    }
+}
+
+macro_rules! sort_test {
+    ($name:ident, $t:ty, $gen:expr) => {
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            for dev in cuprum_testkit::backends()? {
+                let stream = dev.default_stream();
+                for threads in [32u32, 160, 1024] {
+                    let per = threads as usize * 4;
+                    let mut r = fastrand::Rng::new();
+                    let x: Vec<$t> = (0..per * 2).map(|_| $gen(&mut r)).collect();
+                    let mut keys = stream.to_device(&x)?;
+                    launch!(block_sort4::<$t><<<2, threads, stream>>>(&mut keys))?;
+                    let got = stream.to_host(&keys)?;
+                    for (b, (g, w)) in got.chunks(per).zip(x.chunks(per)).enumerate() {
+                        let mut want = w.to_vec();
+                        want.sort();
+                        assert_eq!(g, &want[..], "{}: {threads} threads, block {b}", dev.name());
+                    }
+                }
+            }
+            Ok(())
+        }
+    };
+}
+sort_test!(block_radix_sort_u8, u8, |r: &mut fastrand::Rng| r.u8(..));
+sort_test!(block_radix_sort_i16, i16, |r: &mut fastrand::Rng| r.i16(-300..300));
+sort_test!(block_radix_sort_u32, u32, |r: &mut fastrand::Rng| r.u32(..));
+sort_test!(block_radix_sort_i32, i32, |r: &mut fastrand::Rng| r.i32(..));
+sort_test!(block_radix_sort_u64, u64, |r: &mut fastrand::Rng| r.u64(..));
+sort_test!(block_radix_sort_i64, i64, |r: &mut fastrand::Rng| r.i64(..));

@@ -119,3 +119,61 @@ pub fn inclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
 pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
     exclusive_scan(v, T::ZERO, |a, b| a + b)
 }
+
+/// Sorts the block's keys, `keys.len()` per thread in a blocked arrangement: afterwards
+/// thread `t` holds items `t·ITEMS .. (t + 1)·ITEMS` of the block's keys in ascending order
+/// (signed integers as numbers). Stable, so keys that compare equal keep their order.
+///
+/// Every thread passes the same number of keys (a local array, `&mut keys`), and the block
+/// holds at most 4096 keys in all (a 1024-thread block 4 per thread, 256 threads 16): the keys
+/// move through a shared array of that size. More is a failed assertion (`KernelPanic`).
+/// One stable split per key bit, each a block-wide scan of the threads' counts.
+#[device]
+pub fn radix_sort<K: gpu::Int>(keys: &mut [K]) {
+    let scratch = gpu::shared_array::<K, 4096>();
+    let (t, n) = thread_rank();
+    let items = keys.len();
+    assert!(
+        n as usize * items <= 4096,
+        "gpu::block::radix_sort sorts at most 4096 keys per block"
+    );
+    let first = t as usize * items;
+    let signed = K::MIN < K::ZERO;
+    let mut bits = 0u32;
+    let mut rest = K::MAX;
+    while rest != K::ZERO {
+        rest = rest >> 1;
+        bits += 1;
+    }
+    if signed {
+        bits += 1;
+    }
+    for b in 0..bits {
+        // Keys whose bit is clear go first; for the sign bit, negative keys do.
+        let sign = signed && b == bits - 1;
+        let mut zeros = 0u32;
+        for j in 0..items {
+            if ((keys[j] >> b) & K::ONE == K::ZERO) != sign {
+                zeros += 1;
+            }
+        }
+        let before = exclusive_sum(zeros) as usize;
+        let total = sum(zeros) as usize;
+        let mut zero_at = before;
+        let mut one_at = total + (first - before);
+        for j in 0..items {
+            if ((keys[j] >> b) & K::ONE == K::ZERO) != sign {
+                scratch[zero_at] = keys[j];
+                zero_at += 1;
+            } else {
+                scratch[one_at] = keys[j];
+                one_at += 1;
+            }
+        }
+        gpu::sync_threads();
+        for j in 0..items {
+            keys[j] = scratch[first + j];
+        }
+        gpu::sync_threads();
+    }
+}
