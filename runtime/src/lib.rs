@@ -49,6 +49,7 @@ mod error;
 mod expansion;
 mod graph;
 mod host_memory;
+pub mod algorithms;
 pub mod gpu;
 pub mod inspect;
 mod lineinfo;

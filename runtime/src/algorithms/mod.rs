@@ -1,0 +1,242 @@
+//! Device-wide algorithms on buffers and views: reductions, single-pass prefix sums, radix
+//! sort and histograms, stream-ordered, with their temporary device memory managed (kept and
+//! reused between calls; [`release_temporary_storage`] frees it).
+//!
+//! ```no_run
+//! use cuprum::prelude::*;
+//! # fn main() -> cuprum::Result<()> {
+//! let dev = Device::default()?;
+//! let stream = dev.default_stream();
+//! let x = stream.to_device(&[3u32, 1, 4, 1, 5])?;
+//! assert_eq!(cuprum::algorithms::sum(&stream, &x)?, 14);
+//! assert_eq!(cuprum::algorithms::max(&stream, &x)?, Some(5));
+//! let mut y = stream.alloc_zeros::<u32>(5)?;
+//! cuprum::algorithms::exclusive_sum(&stream, &x, &mut y)?;
+//! assert_eq!(stream.to_host(&y)?, [0, 3, 4, 8, 9]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every integer type and `f32`/`f64` ([`Number`]). Integer sums wrap, as in Rust release
+//! builds; `i8`, `i16`, `u8` and `u16` are combined in 32 bits, which gives the same wrapped
+//! results. Float sums are combined in an order of their own (as CUB's), so they may differ
+//! from a sequential sum by rounding. Inputs are [`DeviceSlice`]s: buffers or views.
+
+pub mod device;
+mod kernels;
+mod storage;
+
+pub use storage::release_temporary_storage;
+
+use crate::{gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, LaunchConfig, Result, Stream};
+use device::{BLOCK, TILE};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The element types of the algorithms: every integer type, `f32` and `f64`.
+pub trait Number: Element + gpu::Num + sealed::Sealed {
+    #[doc(hidden)]
+    /// The type blocks combine values in (`i32`/`u32` for the 8- and 16-bit types).
+    type Wide: Element + gpu::Num;
+    #[doc(hidden)]
+    fn narrow(w: Self::Wide) -> Self;
+    #[doc(hidden)]
+    fn reduce_blocks(
+        stream: &Stream,
+        config: LaunchConfig,
+        out: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        x: &(impl DeviceSlice<Self> + ?Sized),
+        per_block: usize,
+        op: u32,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn reduce_wide(
+        stream: &Stream,
+        config: LaunchConfig,
+        out: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        x: &(impl DeviceSlice<Self::Wide> + ?Sized),
+        per_block: usize,
+        op: u32,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn scan_sum(
+        stream: &Stream,
+        config: LaunchConfig,
+        y: &mut (impl DeviceSliceMut<Self> + ?Sized),
+        x: &(impl DeviceSlice<Self> + ?Sized),
+        state: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        exclusive: bool,
+    ) -> Result<()>;
+}
+
+macro_rules! numbers {
+    ($($t:ty => $w:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Number for $t {
+            type Wide = $w;
+            fn narrow(w: $w) -> $t {
+                w as $t
+            }
+            fn reduce_blocks(
+                stream: &Stream,
+                config: LaunchConfig,
+                out: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                x: &(impl DeviceSlice<$t> + ?Sized),
+                per_block: usize,
+                op: u32,
+            ) -> Result<()> {
+                kernels::reduce_blocks::<$t, $w>::launch(stream, config, out, x, per_block, op)
+            }
+            fn reduce_wide(
+                stream: &Stream,
+                config: LaunchConfig,
+                out: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                x: &(impl DeviceSlice<$w> + ?Sized),
+                per_block: usize,
+                op: u32,
+            ) -> Result<()> {
+                kernels::reduce_blocks::<$w, $w>::launch(stream, config, out, x, per_block, op)
+            }
+            fn scan_sum(
+                stream: &Stream,
+                config: LaunchConfig,
+                y: &mut (impl DeviceSliceMut<$t> + ?Sized),
+                x: &(impl DeviceSlice<$t> + ?Sized),
+                state: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                exclusive: bool,
+            ) -> Result<()> {
+                kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
+            }
+        }
+    )*};
+}
+numbers!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, isize => i64, u8 => u32, u16 => u32,
+    u32 => u32, u64 => u64, usize => u64, f32 => f32, f64 => f64);
+
+const SUM: u32 = 0;
+const MIN: u32 = 1;
+const MAX: u32 = 2;
+
+/// The most blocks of the first reduction pass (about one wave of 256-thread blocks on an
+/// H200): the second pass reduces their results in one block.
+const REDUCE_BLOCKS: usize = 1024;
+
+/// Blocks and elements per block of a reduction of `n > 0` elements.
+fn reduce_grid(n: usize) -> (usize, usize) {
+    let per_block = n.div_ceil(REDUCE_BLOCKS).next_multiple_of(BLOCK).max(16 * BLOCK);
+    (n.div_ceil(per_block), per_block)
+}
+
+/// Launches the two passes of a built-in reduction; `None` for empty input.
+fn reduce_op<T: Number>(
+    stream: &Stream,
+    x: &(impl DeviceSlice<T> + ?Sized),
+    op: u32,
+) -> Result<Option<T>> {
+    let n = x.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    let (blocks, per_block) = reduce_grid(n);
+    let mut result = storage::take::<T::Wide>(stream, 1)?;
+    let block = LaunchConfig::new(1u32, BLOCK as u32);
+    if blocks == 1 {
+        T::reduce_blocks(stream, block, &mut result.slice_mut(..1), x, per_block, op)?;
+    } else {
+        let mut partials = storage::take::<T::Wide>(stream, blocks)?;
+        let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
+        T::reduce_blocks(stream, grid, &mut partials.slice_mut(..blocks), x, per_block, op)?;
+        let p = partials.slice(..blocks);
+        T::reduce_wide(stream, block, &mut result.slice_mut(..1), &p, blocks, op)?;
+        storage::give(stream, partials);
+    }
+    let v = stream.to_host(&result.slice(..1))?[0];
+    storage::give(stream, result);
+    Ok(Some(T::narrow(v)))
+}
+
+/// The sum of `x` (zero for empty input); integers wrap.
+pub fn sum<T: Number>(stream: &Stream, x: &(impl DeviceSlice<T> + ?Sized)) -> Result<T> {
+    Ok(reduce_op(stream, x, SUM)?.unwrap_or(T::ZERO))
+}
+
+/// The smallest element of `x` (by `<`), `None` for empty input.
+pub fn min<T: Number>(stream: &Stream, x: &(impl DeviceSlice<T> + ?Sized)) -> Result<Option<T>> {
+    reduce_op(stream, x, MIN)
+}
+
+/// The largest element of `x` (by `>`), `None` for empty input.
+pub fn max<T: Number>(stream: &Stream, x: &(impl DeviceSlice<T> + ?Sized)) -> Result<Option<T>> {
+    reduce_op(stream, x, MAX)
+}
+
+/// The tile count of a scan of `n` elements, or an error when `y` is not as long as `x`.
+fn scan_tiles(x: usize, y: usize) -> Result<usize> {
+    if x != y {
+        return Err(Error::LengthMismatch {
+            expected: x,
+            found: y,
+        });
+    }
+    Ok(x.div_ceil(TILE))
+}
+
+/// Zeroed tile states for a scan of `tiles` tiles: `tiles + 1` flags (the last is the tile
+/// counter).
+fn scan_flags(stream: &Stream, tiles: usize) -> Result<DeviceBuffer<u32>> {
+    let mut flags = storage::take::<u32>(stream, tiles + 1)?;
+    let config = LaunchConfig::for_elements(tiles + 1, BLOCK as u32);
+    kernels::clear_flags::launch(stream, config, &mut flags.slice_mut(..tiles + 1))?;
+    Ok(flags)
+}
+
+fn prefix_sum<T: Number>(
+    stream: &Stream,
+    x: &(impl DeviceSlice<T> + ?Sized),
+    y: &mut (impl DeviceSliceMut<T> + ?Sized),
+    exclusive: bool,
+) -> Result<()> {
+    let tiles = scan_tiles(x.len(), y.len())?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let mut flags = scan_flags(stream, tiles)?;
+    let mut state = storage::take::<T::Wide>(stream, 2 * tiles)?;
+    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    T::scan_sum(
+        stream,
+        config,
+        y,
+        x,
+        &mut state.slice_mut(..2 * tiles),
+        &mut flags.slice_mut(..tiles + 1),
+        exclusive,
+    )?;
+    storage::give(stream, flags);
+    storage::give(stream, state);
+    Ok(())
+}
+
+/// `y[i] = x[0] + .. + x[i]`, in one pass over the data (decoupled look-back). `y` must be as
+/// long as `x` (else [`Error::LengthMismatch`]).
+pub fn inclusive_sum<T: Number>(
+    stream: &Stream,
+    x: &(impl DeviceSlice<T> + ?Sized),
+    y: &mut (impl DeviceSliceMut<T> + ?Sized),
+) -> Result<()> {
+    prefix_sum(stream, x, y, false)
+}
+
+/// `y[i] = x[0] + .. + x[i - 1]` (`y[0]` is zero), in one pass over the data. `y` must be as
+/// long as `x` (else [`Error::LengthMismatch`]).
+pub fn exclusive_sum<T: Number>(
+    stream: &Stream,
+    x: &(impl DeviceSlice<T> + ?Sized),
+    y: &mut (impl DeviceSliceMut<T> + ?Sized),
+) -> Result<()> {
+    prefix_sum(stream, x, y, true)
+}

@@ -1,0 +1,115 @@
+//! `cuprum::algorithms` against CPU references on fresh random data: every element type,
+//! lengths 0, 1, around the block and tile sizes and over many tiles (2^28 on the GPU), views
+//! as inputs and outputs.
+
+use cuprum::algorithms;
+use cuprum::prelude::*;
+
+/// Lengths: empty, one, around a 256-thread block and a 2048-element scan tile, several tiles
+/// and reduction blocks; on the GPU also 2^28.
+fn lengths() -> Vec<usize> {
+    let mut v = vec![0, 1, 2, 255, 256, 2047, 2048, 2049, 5000, 70_001];
+    if std::env::var("CUPRUM_DEVICE").is_ok_and(|d| d.starts_with("gpu")) {
+        v.extend([4_000_037, 1 << 28]);
+    }
+    v
+}
+
+/// Host arithmetic of the element types as the algorithms do it (integer sums wrap).
+trait Elem: Copy + PartialEq + PartialOrd + std::fmt::Debug + algorithms::Number {
+    fn random(r: &mut fastrand::Rng) -> Self;
+    fn wadd(self, o: Self) -> Self;
+    /// Whether two sums agree (floats: within the rounding of a different order).
+    fn close(self, o: Self, n: usize) -> bool;
+}
+macro_rules! ints {
+    ($($t:ty),*) => {$(impl Elem for $t {
+        fn random(r: &mut fastrand::Rng) -> Self { r.u64(..) as $t }
+        fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
+        fn close(self, o: Self, _: usize) -> bool { self == o }
+    })*};
+}
+ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+macro_rules! floats {
+    ($($t:ty),*) => {$(impl Elem for $t {
+        fn random(r: &mut fastrand::Rng) -> Self { (r.f64() * 2.0 - 1.0) as $t }
+        fn wadd(self, o: Self) -> Self { self + o }
+        // Values in [-1, 1): any order of summation is within n·eps·n of the exact sum.
+        fn close(self, o: Self, n: usize) -> bool {
+            (self - o).abs() <= (n as $t) * <$t>::EPSILON * (1.0 + (n as $t).sqrt())
+        }
+    })*};
+}
+floats!(f32, f64);
+
+fn check_type<T: Elem>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in lengths() {
+            let what = format!("{} {} n={n}", dev.name(), std::any::type_name::<T>());
+            // A view that starts 3 elements into its buffer.
+            let host: Vec<T> = (0..n + 3).map(|_| T::random(&mut r)).collect();
+            let x = &host[3..];
+            let buf = stream.to_device(&host)?;
+            let view = buf.slice(3..);
+            let want_sum = x.iter().fold(T::ZERO, |a, &b| a.wadd(b));
+            let got = algorithms::sum(&stream, &view)?;
+            assert!(got.close(want_sum, n), "{what}: sum {got:?} vs {want_sum:?}");
+            let want_min = x.iter().copied().reduce(|a, b| if b < a { b } else { a });
+            let want_max = x.iter().copied().reduce(|a, b| if b > a { b } else { a });
+            assert_eq!(algorithms::min(&stream, &view)?, want_min, "{what}: min");
+            assert_eq!(algorithms::max(&stream, &view)?, want_max, "{what}: max");
+            // Scans into a poisoned view of a longer buffer: the element past it stays.
+            let poison = T::random(&mut r);
+            let mut out = stream.to_device(&vec![poison; n + 1])?;
+            for exclusive in [false, true] {
+                let mut y = out.slice_mut(..n);
+                if exclusive {
+                    algorithms::exclusive_sum(&stream, &view, &mut y)?;
+                } else {
+                    algorithms::inclusive_sum(&stream, &view, &mut y)?;
+                }
+                let got = stream.to_host(&out)?;
+                let mut run = T::ZERO;
+                for i in 0..n {
+                    let before = run;
+                    run = run.wadd(x[i]);
+                    let want = if exclusive { before } else { run };
+                    assert!(
+                        got[i].close(want, i + 1),
+                        "{what}: {} sum at {i}: {:?} vs {want:?}",
+                        if exclusive { "exclusive" } else { "inclusive" },
+                        got[i]
+                    );
+                }
+                assert_eq!(got[n], poison, "{what}: written past the output");
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! type_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_type::<$t>()
+        }
+    )*};
+}
+type_tests!(reduce_and_scan_i8: i8, reduce_and_scan_i16: i16, reduce_and_scan_i32: i32,
+    reduce_and_scan_i64: i64, reduce_and_scan_isize: isize, reduce_and_scan_u8: u8,
+    reduce_and_scan_u16: u16, reduce_and_scan_u32: u32, reduce_and_scan_u64: u64,
+    reduce_and_scan_usize: usize, reduce_and_scan_f32: f32, reduce_and_scan_f64: f64);
+
+#[test]
+fn scan_lengths_must_match() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let x = stream.to_device(&[1u32, 2, 3])?;
+    let mut y = stream.alloc_zeros::<u32>(2)?;
+    let e = algorithms::inclusive_sum(&stream, &x, &mut y).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { expected: 3, found: 2 }), "{e}");
+    Ok(())
+}
