@@ -113,3 +113,55 @@ fn scan_lengths_must_match() -> cuprum::Result<()> {
     assert!(matches!(e, Error::LengthMismatch { expected: 3, found: 2 }), "{e}");
     Ok(())
 }
+
+/// `compose` of affine maps mod 2^32 packed in a `u64` (`a << 32 | b`): associative, not
+/// commutative, so a scan that combined out of order would differ.
+fn compose(f: u64, g: u64) -> u64 {
+    let (fa, fb) = ((f >> 32) as u32, f as u32);
+    let (ga, gb) = ((g >> 32) as u32, g as u32);
+    ((fa.wrapping_mul(ga) as u64) << 32) | ga.wrapping_mul(fb).wrapping_add(gb) as u64
+}
+
+#[test]
+fn reduce_and_scans_with_closures() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in lengths() {
+            let what = format!("{} n={n}", dev.name());
+            let x: Vec<i32> = (0..n).map(|_| r.i32(-1_000_000..1_000_000)).collect();
+            let dx = stream.to_device(&x)?;
+            // Largest magnitude, after an init of 17.
+            let got = algorithms::reduce!(&stream, &dx, 17, |a: i32, b: i32| a.abs().max(b.abs()))?;
+            let want = x.iter().fold(17, |a: i32, &b| a.abs().max(b.abs()));
+            assert_eq!(got, want, "{what}: reduce!");
+            // Running maximum.
+            let mut y = stream.to_device(&vec![i32::MIN; n])?;
+            algorithms::inclusive_scan!(&stream, &dx, &mut y, |a: i32, b: i32| if b > a { b } else { a })?;
+            let got = stream.to_host(&y)?;
+            let mut run = i32::MIN;
+            for i in 0..n {
+                run = run.max(x[i]);
+                assert_eq!(got[i], run, "{what}: inclusive_scan! at {i}");
+            }
+            // Composition of affine maps from the identity, over a view.
+            let f: Vec<u64> = (0..n + 1).map(|_| r.u64(..)).collect();
+            let df = stream.to_device(&f)?;
+            let mut out = stream.alloc_zeros::<u64>(n + 2)?;
+            let id = 1u64 << 32;
+            algorithms::exclusive_scan!(&stream, &df.slice(1..), &mut out.slice_mut(2..), id, |p: u64, q: u64| {
+                let (pa, pb) = ((p >> 32) as u32, p as u32);
+                let (qa, qb) = ((q >> 32) as u32, q as u32);
+                ((pa.wrapping_mul(qa) as u64) << 32) | qa.wrapping_mul(pb).wrapping_add(qb) as u64
+            })?;
+            let got = stream.to_host(&out)?;
+            assert_eq!(&got[..2], &[0, 0], "{what}: written before the view");
+            let mut run = id;
+            for i in 0..n {
+                assert_eq!(got[i + 2], run, "{what}: exclusive_scan! at {i}");
+                run = compose(run, f[i + 1]);
+            }
+        }
+    }
+    Ok(())
+}

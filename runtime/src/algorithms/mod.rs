@@ -24,6 +24,7 @@
 
 pub mod device;
 mod kernels;
+mod macros;
 mod storage;
 
 pub use storage::release_temporary_storage;
@@ -239,4 +240,78 @@ pub fn exclusive_sum<T: Number>(
     y: &mut (impl DeviceSliceMut<T> + ?Sized),
 ) -> Result<()> {
     prefix_sum(stream, x, y, true)
+}
+
+#[doc(inline)]
+pub use crate::__cuprum_exclusive_scan as exclusive_scan;
+#[doc(inline)]
+pub use crate::__cuprum_inclusive_scan as inclusive_scan;
+#[doc(inline)]
+pub use crate::__cuprum_reduce as reduce;
+
+/// What `reduce!` expands to: the two passes with the user's kernel, then `init` on the host.
+#[doc(hidden)]
+pub fn __reduce_with<T: Element + gpu::WarpValue>(
+    stream: &Stream,
+    x: &impl DeviceSlice<T>,
+    init: T,
+    op: impl Fn(T, T) -> T,
+    launch: impl Fn(
+        &Stream,
+        LaunchConfig,
+        &mut crate::DeviceViewMut<'_, T>,
+        &dyn DeviceSlice<T>,
+        usize,
+    ) -> Result<()>,
+) -> Result<T> {
+    let n = x.len();
+    if n == 0 {
+        return Ok(init);
+    }
+    let (blocks, per_block) = reduce_grid(n);
+    let mut result = storage::take::<T>(stream, 1)?;
+    let block = LaunchConfig::new(1u32, BLOCK as u32);
+    if blocks == 1 {
+        launch(stream, block, &mut result.slice_mut(..1), x, per_block)?;
+    } else {
+        let mut partials = storage::take::<T>(stream, blocks)?;
+        let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
+        launch(stream, grid, &mut partials.slice_mut(..blocks), x, per_block)?;
+        launch(stream, block, &mut result.slice_mut(..1), &partials.slice(..blocks), blocks)?;
+        storage::give(stream, partials);
+    }
+    let v = stream.to_host(&result.slice(..1))?[0];
+    storage::give(stream, result);
+    Ok(op(init, v))
+}
+
+/// What the scan macros expand to: the tile states, then the user's kernel.
+#[doc(hidden)]
+pub fn __scan_with<T: Element>(
+    stream: &Stream,
+    x_len: usize,
+    y_len: usize,
+    launch: impl FnOnce(
+        &Stream,
+        LaunchConfig,
+        &mut crate::DeviceViewMut<'_, T>,
+        &mut crate::DeviceViewMut<'_, u32>,
+    ) -> Result<()>,
+) -> Result<()> {
+    let tiles = scan_tiles(x_len, y_len)?;
+    if tiles == 0 {
+        return Ok(());
+    }
+    let mut flags = scan_flags(stream, tiles)?;
+    let mut state = storage::take::<T>(stream, 2 * tiles)?;
+    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    launch(
+        stream,
+        config,
+        &mut state.slice_mut(..2 * tiles),
+        &mut flags.slice_mut(..tiles + 1),
+    )?;
+    storage::give(stream, flags);
+    storage::give(stream, state);
+    Ok(())
 }
