@@ -110,7 +110,7 @@ fn scan_lengths_must_match() -> cuprum::Result<()> {
     let x = stream.to_device(&[1u32, 2, 3])?;
     let mut y = stream.alloc_zeros::<u32>(2)?;
     let e = algorithms::inclusive_sum(&stream, &x, &mut y).unwrap_err();
-    assert!(matches!(e, Error::LengthMismatch { expected: 3, found: 2 }), "{e}");
+    assert!(matches!(e, Error::LengthMismatch { expected: 2, found: 3 }), "{e}");
     Ok(())
 }
 
@@ -163,5 +163,114 @@ fn reduce_and_scans_with_closures() -> cuprum::Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The bin of `v` as `algorithms::histogram` documents it, `None` outside the range.
+trait Binned: algorithms::Number + std::fmt::Display {
+    fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize>;
+    /// A range and values reaching a little past it on both sides.
+    fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>);
+}
+macro_rules! binned_ints {
+    ($($t:ty: $end:expr),*) => {$(impl Binned for $t {
+        fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+            (v >= lower && v < upper).then(|| {
+                ((v as i128 - lower as i128) * bins as i128 / (upper as i128 - lower as i128)) as usize
+            })
+        }
+        fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>) {
+            // 64-bit ranges keep (upper - lower) × bins within 64 bits, as documented.
+            let end: fn(&mut fastrand::Rng) -> $t = $end;
+            let (a, b) = (end(r), end(r));
+            let (lower, upper) = if a < b { (a, b) } else if b < a { (b, a) } else { (<$t>::MIN, <$t>::MAX) };
+            // Half of the values in the range, the rest anywhere.
+            let span = (upper as i128 - lower as i128) as u128;
+            let vals = (0..3000).map(|k| if k % 2 == 0 {
+                (lower as i128 + (r.u128(..) % span) as i128) as $t
+            } else {
+                r.u64(..) as $t
+            }).collect();
+            (lower, upper, vals)
+        }
+    })*};
+}
+binned_ints!(i8: |r| r.i8(..), i16: |r| r.i16(..), i32: |r| r.i32(..),
+    i64: |r| r.i64(-(1 << 40)..1 << 40), isize: |r| r.isize(-(1 << 40)..1 << 40), u8: |r| r.u8(..),
+    u16: |r| r.u16(..), u32: |r| r.u32(..), u64: |r| r.u64(u64::MAX - (1 << 41)..),
+    usize: |r| r.usize(..1 << 41));
+macro_rules! binned_floats {
+    ($($t:ty),*) => {$(impl Binned for $t {
+        fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+            (v >= lower && v < upper).then(|| (((v - lower) * (bins as $t / (upper - lower))) as usize).min(bins - 1))
+        }
+        fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>) {
+            let lower = (r.f64() * 10.0 - 5.0) as $t;
+            let upper = lower + (r.f64() * 20.0 + 0.5) as $t;
+            let vals = (0..3000).map(|k| match k % 50 {
+                0 => <$t>::NAN,
+                1 => upper,
+                2 => lower,
+                _ => lower - 1.0 + (r.f64() as $t) * (upper - lower + 2.0),
+            }).collect();
+            (lower, upper, vals)
+        }
+    })*};
+}
+binned_floats!(f32, f64);
+
+fn check_histogram<T: Binned>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for bins in [1usize, 7, 256, 4096, 5000] {
+            let (lower, upper, x) = T::setup(&mut r);
+            let mut want = vec![0u32; bins];
+            for &v in &x {
+                if let Some(b) = T::bin(v, lower, upper, bins) {
+                    want[b] += 1;
+                }
+            }
+            let dx = stream.to_device(&x)?;
+            let mut got = stream.to_device(&vec![9u32; bins])?;
+            algorithms::histogram(&stream, &dx, lower, upper, &mut got)?;
+            assert_eq!(
+                stream.to_host(&got)?,
+                want,
+                "{}: {} bins over {lower}..{upper} of {}",
+                dev.name(),
+                bins,
+                std::any::type_name::<T>()
+            );
+        }
+    }
+    Ok(())
+}
+
+macro_rules! histogram_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_histogram::<$t>()
+        }
+    )*};
+}
+histogram_tests!(histogram_i8: i8, histogram_i16: i16, histogram_i32: i32,
+    histogram_i64: i64, histogram_isize: isize, histogram_u64: u64, histogram_u8: u8, histogram_u16: u16, histogram_u32: u32,
+    histogram_usize: usize, histogram_f32: f32, histogram_f64: f64);
+
+#[test]
+fn histogram_refuses_bad_ranges() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let x = stream.to_device(&[1.0f32, 2.0])?;
+    let mut bins = stream.alloc_zeros::<u32>(4)?;
+    for (lo, hi) in [(1.0, 1.0), (2.0, 1.0), (0.0, f32::INFINITY), (f32::NAN, 1.0)] {
+        let e = algorithms::histogram(&stream, &x, lo, hi, &mut bins).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{lo}..{hi}: {e}");
+    }
+    let xi = stream.to_device(&[1i64])?;
+    let e = algorithms::histogram(&stream, &xi, i64::MIN, i64::MAX, &mut bins).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     Ok(())
 }

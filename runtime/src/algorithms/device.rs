@@ -181,6 +181,43 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
+/// Counts the elements of `x` (a grid-stride loop) into `bins` by `bin_of`, which gives
+/// `bins.len()` or more for an element not counted. Blocks count into shared memory first when
+/// the bins fit there (4096), then add their counts to `bins`.
+#[device]
+pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> usize) {
+    let counts = gpu::shared_array::<u32, 4096>();
+    let nb = bins.len();
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let private = nb <= 4096;
+    if private {
+        for b in (t..nb).step_by(threads) {
+            counts[b] = 0;
+        }
+        gpu::sync_threads();
+    }
+    for i in (gpu::global_id_x()..x.len()).step_by(gpu::grid_stride_x()) {
+        let bin = bin_of(x[i]);
+        if bin < nb {
+            if private {
+                gpu::atomic_add_block(&mut counts[bin], 1u32);
+            } else {
+                gpu::atomic_add(&mut bins[bin], 1u32);
+            }
+        }
+    }
+    if private {
+        gpu::sync_threads();
+        for b in (t..nb).step_by(threads) {
+            let c = counts[b];
+            if c > 0 {
+                gpu::atomic_add(&mut bins[b], c);
+            }
+        }
+    }
+}
+
 /// Sets `flags[..]` to zero: the tile states (and counter) of the next scan.
 #[device]
 pub fn clear(flags: &mut [u32]) {

@@ -57,6 +57,43 @@ pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     );
 }
 
+/// Counts `x` into `bins` (which start at zero), integer elements: the bin of `v` is
+/// `(v - lower) · bins / (upper - lower)` in 64 bits (`W` is `i64` or `u64`; the host checked
+/// that the product fits).
+#[kernel(instances((i8, i64), (i16, i64), (i32, i64), (i64, i64), (isize, i64), (u8, u64),
+    (u16, u64), (u32, u64), (u64, u64), (usize, u64)))]
+pub fn histogram_int<T: gpu::Int, W: gpu::Int>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+    let nb = bins.len();
+    let width = (upper as W).wrapping_sub(lower as W) as u64;
+    device::count_bins(bins, x, |v| {
+        if v >= lower && v < upper {
+            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as usize
+        } else {
+            nb
+        }
+    });
+}
+
+/// Counts `x` into `bins` (which start at zero), float elements: the bin of `v` is
+/// `(v - lower) · (bins / (upper - lower))`, the last bin for a product rounded up to `bins`.
+#[kernel(instances(f32, f64))]
+pub fn histogram_float<T: gpu::Float>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+    let nb = bins.len();
+    let scale = nb as T / (upper - lower);
+    device::count_bins(bins, x, |v| {
+        if v >= lower && v < upper {
+            let bin = ((v - lower) * scale) as usize;
+            if bin < nb {
+                bin
+            } else {
+                nb - 1
+            }
+        } else {
+            nb
+        }
+    });
+}
+
 /// Zeroes the tile states and the tile counter of a scan.
 #[kernel]
 pub fn clear_flags(flags: &mut [u32]) {

@@ -71,10 +71,22 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
         exclusive: bool,
     ) -> Result<()>;
+    #[doc(hidden)]
+    /// Whether `lower..upper` split in `bins` is a range the histogram kernel bins exactly.
+    fn check_range(lower: Self, upper: Self, bins: usize) -> Result<()>;
+    #[doc(hidden)]
+    fn histogram(
+        stream: &Stream,
+        config: LaunchConfig,
+        bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        x: &(impl DeviceSlice<Self> + ?Sized),
+        lower: Self,
+        upper: Self,
+    ) -> Result<()>;
 }
 
 macro_rules! numbers {
-    ($($t:ty => $w:ty),*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -112,11 +124,56 @@ macro_rules! numbers {
             ) -> Result<()> {
                 kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
             }
+            fn check_range(lower: $t, upper: $t, bins: usize) -> Result<()> {
+                numbers!(@check $kind lower, upper, bins)
+            }
+            fn histogram(
+                stream: &Stream,
+                config: LaunchConfig,
+                bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                x: &(impl DeviceSlice<$t> + ?Sized),
+                lower: $t,
+                upper: $t,
+            ) -> Result<()> {
+                numbers!(@histogram $kind $t, $h, stream, config, bins, x, lower, upper)
+            }
         }
     )*};
+    (@check int $lower:ident, $upper:ident, $bins:ident) => {{
+        // Bins are `(v - lower) · bins / (upper - lower)` in 64 bits.
+        let width = ($upper as i128 - $lower as i128) as u128;
+        if width == 0 || $upper < $lower {
+            Err(Error::InvalidArgument(format!("a histogram's range {}..{} is empty", $lower, $upper)))
+        } else if width * $bins as u128 > u64::MAX as u128 {
+            Err(Error::InvalidArgument(format!(
+                "a histogram of {} bins over {}..{}: (upper - lower) × bins must fit in 64 bits",
+                $bins, $lower, $upper
+            )))
+        } else {
+            Ok(())
+        }
+    }};
+    (@check float $lower:ident, $upper:ident, $bins:ident) => {{
+        if !($lower < $upper) || !($upper - $lower).is_finite() {
+            Err(Error::InvalidArgument(format!(
+                "a histogram's range {}..{} must be finite and not empty",
+                $lower, $upper
+            )))
+        } else {
+            let _ = $bins;
+            Ok(())
+        }
+    }};
+    (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
+        kernels::histogram_int::<$t, $h>::launch($($arg),*)
+    };
+    (@histogram float $t:ty, $h:ty, $($arg:ident),*) => {
+        kernels::histogram_float::<$t>::launch($($arg),*)
+    };
 }
-numbers!(i8 => i32, i16 => i32, i32 => i32, i64 => i64, isize => i64, u8 => u32, u16 => u32,
-    u32 => u32, u64 => u64, usize => u64, f32 => f32, f64 => f64);
+numbers!(int i8 => i32, i64; int i16 => i32, i64; int i32 => i32, i64; int i64 => i64, i64;
+    int isize => i64, i64; int u8 => u32, u64; int u16 => u32, u64; int u32 => u32, u64;
+    int u64 => u64, u64; int usize => u64, u64; float f32 => f32, f32; float f64 => f64, f64);
 
 const SUM: u32 = 0;
 const MIN: u32 = 1;
@@ -179,8 +236,8 @@ pub fn max<T: Number>(stream: &Stream, x: &(impl DeviceSlice<T> + ?Sized)) -> Re
 fn scan_tiles(x: usize, y: usize) -> Result<usize> {
     if x != y {
         return Err(Error::LengthMismatch {
-            expected: x,
-            found: y,
+            expected: y,
+            found: x,
         });
     }
     Ok(x.div_ceil(TILE))
@@ -314,4 +371,32 @@ pub fn __scan_with<T: Element>(
     storage::give(stream, flags);
     storage::give(stream, state);
     Ok(())
+}
+
+/// Counts the elements of `x` in `bins.len()` bins of equal width over `lower..upper`: bin
+/// `k` counts the `v` with `lower + k·w <= v < lower + (k + 1)·w`, `w = (upper - lower) /
+/// bins.len()` (integers: `(v - lower) · bins / (upper - lower)` exactly; floats:
+/// `(v - lower) · (bins / (upper - lower))` in the element type, as CUB's `HistogramEven`).
+/// Elements outside the range (and NaNs) are not counted. The counts replace what `bins`
+/// held. An empty or infinite range is [`Error::InvalidArgument`], as is an integer range
+/// whose width times the bin count passes 64 bits.
+pub fn histogram<T: Number>(
+    stream: &Stream,
+    x: &(impl DeviceSlice<T> + ?Sized),
+    lower: T,
+    upper: T,
+    bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
+) -> Result<()> {
+    let n = bins.len();
+    T::check_range(lower, upper, n)?;
+    if n == 0 {
+        return Ok(());
+    }
+    kernels::clear_flags::launch(stream, LaunchConfig::for_elements(n, BLOCK as u32), bins)?;
+    if x.is_empty() {
+        return Ok(());
+    }
+    let blocks = x.len().div_ceil(BLOCK * 16).min(REDUCE_BLOCKS);
+    let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
+    T::histogram(stream, config, bins, x, lower, upper)
 }
