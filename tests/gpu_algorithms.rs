@@ -9,10 +9,14 @@ use cuprum::prelude::*;
 /// and reduction blocks; on the GPU also 2^28.
 fn lengths() -> Vec<usize> {
     let mut v = vec![0, 1, 2, 255, 256, 2047, 2048, 2049, 5000, 70_001];
-    if std::env::var("CUPRUM_DEVICE").is_ok_and(|d| d.starts_with("gpu")) {
+    if on_gpu() {
         v.extend([4_000_037, 1 << 28]);
     }
     v
+}
+
+fn on_gpu() -> bool {
+    std::env::var("CUPRUM_DEVICE").is_ok_and(|d| d.starts_with("gpu"))
 }
 
 /// Host arithmetic of the element types as the algorithms do it (integer sums wrap).
@@ -272,5 +276,131 @@ fn histogram_refuses_bad_ranges() -> cuprum::Result<()> {
     let xi = stream.to_device(&[1i64])?;
     let e = algorithms::histogram(&stream, &xi, i64::MIN, i64::MAX, &mut bins).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    Ok(())
+}
+
+/// Sort keys: their order as the sort documents it, and random keys with many repeats
+/// (stability shows) and, for floats, the special values.
+trait SortKey: algorithms::Number {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+    fn key(r: &mut fastrand::Rng, repeats: bool) -> Self;
+    fn bits(self) -> u64;
+}
+macro_rules! int_keys {
+    ($($t:ty),*) => {$(impl SortKey for $t {
+        fn order(a: &Self, b: &Self) -> std::cmp::Ordering { a.cmp(b) }
+        fn key(r: &mut fastrand::Rng, repeats: bool) -> Self {
+            if repeats { r.i64(-8..8) as $t } else { r.u64(..) as $t }
+        }
+        fn bits(self) -> u64 { self as u64 }
+    })*};
+}
+int_keys!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+macro_rules! float_keys {
+    ($($t:ty),*) => {$(impl SortKey for $t {
+        fn order(a: &Self, b: &Self) -> std::cmp::Ordering { a.total_cmp(b) }
+        fn key(r: &mut fastrand::Rng, repeats: bool) -> Self {
+            const SPECIAL: [$t; 8] = [<$t>::NAN, -<$t>::NAN, <$t>::INFINITY, <$t>::NEG_INFINITY, 0.0, -0.0, <$t>::MIN_POSITIVE, -<$t>::MAX];
+            match r.u32(0..20) {
+                0 => SPECIAL[r.usize(0..8)],
+                _ if repeats => r.i32(-8..8) as $t * 0.5,
+                _ => (r.f64() - 0.5) as $t * 1e6,
+            }
+        }
+        fn bits(self) -> u64 { self.to_bits() as u64 }
+    })*};
+}
+float_keys!(f32, f64);
+
+fn check_sort<K: SortKey>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        // Fewer lengths than `lengths()` on the simulator, where a sort of 70001 64-bit keys
+        // takes a minute; 2^28 is run for u32 on its own.
+        for n in lengths().into_iter().filter(|&n| n < 20_000_000 && (n < 10_000 || on_gpu())) {
+            for repeats in [false, true] {
+                let what = format!("{} {} n={n} repeats={repeats}", dev.name(), std::any::type_name::<K>());
+                let keys: Vec<K> = (0..n).map(|_| K::key(&mut r, repeats)).collect();
+                let values: Vec<u32> = (0..n as u32).collect();
+                let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+                want.sort_by(|a, b| K::order(&a.0, &b.0));
+                // Keys only, in a view between two guard elements.
+                let guard = K::key(&mut r, false);
+                let mut padded = vec![guard];
+                padded.extend(&keys);
+                padded.push(guard);
+                let mut dk = stream.to_device(&padded)?;
+                algorithms::sort(&stream, &mut dk.slice_mut(1..n + 1))?;
+                let got = stream.to_host(&dk)?;
+                assert_eq!(got[0].bits(), guard.bits(), "{what}: guard before");
+                assert_eq!(got[n + 1].bits(), guard.bits(), "{what}: guard after");
+                for i in 0..n {
+                    assert_eq!(got[i + 1].bits(), want[i].0.bits(), "{what}: key {i}");
+                }
+                // Pairs: the values are the original positions, so a stable sort is the
+                // CPU's stable sort exactly.
+                let mut dk = stream.to_device(&keys)?;
+                let mut dv = stream.to_device(&values)?;
+                algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+                let (gk, gv) = (stream.to_host(&dk)?, stream.to_host(&dv)?);
+                for i in 0..n {
+                    assert_eq!(gk[i].bits(), want[i].0.bits(), "{what}: pair key {i}");
+                    assert_eq!(gv[i], want[i].1, "{what}: pair value {i} (stability)");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! sort_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_sort::<$t>()
+        }
+    )*};
+}
+sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize: isize,
+    sort_u8: u8, sort_u16: u16, sort_u32: u32, sort_u64: u64, sort_usize: usize,
+    sort_f32: f32, sort_f64: f64);
+
+#[test]
+fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let n = 3000;
+    let keys: Vec<u16> = (0..n).map(|_| fastrand::u16(..100)).collect();
+    let values: Vec<f64> = (0..n).map(|_| fastrand::f64()).collect();
+    let mut want: Vec<(u16, f64)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    want.sort_by_key(|p| p.0);
+    let (mut dk, mut dv) = (stream.to_device(&keys)?, stream.to_device(&values)?);
+    algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+    let got: Vec<(u16, f64)> = stream.to_host(&dk)?.into_iter().zip(stream.to_host(&dv)?).collect();
+    assert_eq!(got, want);
+    let mut short = stream.alloc_zeros::<f64>(n - 1)?;
+    let e = algorithms::sort_pairs(&stream, &mut dk, &mut short).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
+    Ok(())
+}
+
+/// 2^28 keys and pairs (the benchmark's sizes), on the GPU only.
+#[test]
+fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
+    if !on_gpu() {
+        return Ok(());
+    }
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let n = 1 << 28;
+    let keys = cuprum_testkit::random_u32(n);
+    let mut want = keys.clone();
+    want.sort_unstable();
+    let mut dk = stream.to_device(&keys)?;
+    let mut dv = stream.to_device(&keys)?;
+    algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+    assert!(stream.to_host(&dk)? == want, "keys");
+    assert!(stream.to_host(&dv)? == want, "values");
     Ok(())
 }

@@ -25,6 +25,8 @@
 pub mod device;
 mod kernels;
 mod macros;
+mod sort_device;
+mod sort_kernels;
 mod storage;
 
 pub use storage::release_temporary_storage;
@@ -70,6 +72,38 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         state: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
         flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
         exclusive: bool,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    /// 8-bit digits of the key.
+    const PASSES: u32;
+    #[doc(hidden)]
+    fn sort_counts(
+        stream: &Stream,
+        config: LaunchConfig,
+        hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        keys: &(impl DeviceSlice<Self> + ?Sized),
+    ) -> Result<()>;
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn sort_pass(
+        stream: &Stream,
+        config: LaunchConfig,
+        keys_out: &mut (impl DeviceSliceMut<Self> + ?Sized),
+        keys_in: &(impl DeviceSlice<Self> + ?Sized),
+        order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        order_in: &(impl DeviceSlice<u32> + ?Sized),
+        status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        offsets: &(impl DeviceSlice<u32> + ?Sized),
+        pass: u32,
+        with_order: bool,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn gather(
+        stream: &Stream,
+        config: LaunchConfig,
+        out: &mut (impl DeviceSliceMut<Self> + ?Sized),
+        values: &(impl DeviceSlice<Self> + ?Sized),
+        order: &(impl DeviceSlice<u32> + ?Sized),
     ) -> Result<()>;
     #[doc(hidden)]
     /// Whether `lower..upper` split in `bins` is a range the histogram kernel bins exactly.
@@ -124,6 +158,40 @@ macro_rules! numbers {
             ) -> Result<()> {
                 kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
             }
+            const PASSES: u32 = std::mem::size_of::<$t>() as u32;
+            fn sort_counts(
+                stream: &Stream,
+                config: LaunchConfig,
+                hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                keys: &(impl DeviceSlice<$t> + ?Sized),
+            ) -> Result<()> {
+                numbers!(@counts $kind $t, stream, config, hist, keys, Self::PASSES)
+            }
+            fn sort_pass(
+                stream: &Stream,
+                config: LaunchConfig,
+                keys_out: &mut (impl DeviceSliceMut<$t> + ?Sized),
+                keys_in: &(impl DeviceSlice<$t> + ?Sized),
+                order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                order_in: &(impl DeviceSlice<u32> + ?Sized),
+                status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                offsets: &(impl DeviceSlice<u32> + ?Sized),
+                pass: u32,
+                with_order: bool,
+            ) -> Result<()> {
+                let (shift, first) = (8 * pass, pass == 0);
+                numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
+                    status, offsets, shift, with_order, first)
+            }
+            fn gather(
+                stream: &Stream,
+                config: LaunchConfig,
+                out: &mut (impl DeviceSliceMut<$t> + ?Sized),
+                values: &(impl DeviceSlice<$t> + ?Sized),
+                order: &(impl DeviceSlice<u32> + ?Sized),
+            ) -> Result<()> {
+                sort_kernels::gather::<$t>::launch(stream, config, out, values, order)
+            }
             fn check_range(lower: $t, upper: $t, bins: usize) -> Result<()> {
                 numbers!(@check $kind lower, upper, bins)
             }
@@ -164,6 +232,18 @@ macro_rules! numbers {
             Ok(())
         }
     }};
+    (@counts int $t:ty, $($arg:expr),*) => {
+        sort_kernels::counts_int::<$t, <$t as Bits>::U>::launch($($arg),*)
+    };
+    (@counts float $t:ty, $($arg:expr),*) => {
+        sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
+    };
+    (@pass int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_int::<$t, <$t as Bits>::U>::launch($($arg),*)
+    };
+    (@pass float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_float::<$t, <$t as Bits>::U>::launch($($arg),*)
+    };
     (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
         kernels::histogram_int::<$t, $h>::launch($($arg),*)
     };
@@ -174,6 +254,16 @@ macro_rules! numbers {
 numbers!(int i8 => i32, i64; int i16 => i32, i64; int i32 => i32, i64; int i64 => i64, i64;
     int isize => i64, i64; int u8 => u32, u64; int u16 => u32, u64; int u32 => u32, u64;
     int u64 => u64, u64; int usize => u64, u64; float f32 => f32, f32; float f64 => f64, f64);
+
+/// The unsigned type of a key's bits (the sort kernels' second type).
+trait Bits {
+    type U;
+}
+macro_rules! bits {
+    ($($t:ty => $u:ty),*) => {$( impl Bits for $t { type U = $u; } )*};
+}
+bits!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => u64, u8 => u8, u16 => u16,
+    u32 => u32, u64 => u64, usize => u64, f32 => u32, f64 => u64);
 
 const SUM: u32 = 0;
 const MIN: u32 = 1;
@@ -399,4 +489,113 @@ pub fn histogram<T: Number>(
     let blocks = x.len().div_ceil(BLOCK * 16).min(REDUCE_BLOCKS);
     let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
     T::histogram(stream, config, bins, x, lower, upper)
+}
+
+/// Keys per tile of a sort pass.
+const SORT_TILE: usize = 2048;
+/// The most keys a sort takes: tile counts carry a 2-bit state in 32 bits.
+const SORT_MAX: usize = (1 << 30) - 1;
+
+/// Sorts `keys`; with `with_order`, also returns where each sorted key came from (a buffer of
+/// at least `keys.len()` indices, to give back to the storage).
+fn sort_keys<K: Number>(
+    stream: &Stream,
+    keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    with_order: bool,
+) -> Result<Option<DeviceBuffer<u32>>> {
+    let n = keys.len();
+    if n > SORT_MAX {
+        return Err(Error::InvalidArgument(format!(
+            "cuprum::algorithms sorts at most {SORT_MAX} keys at once, not {n}"
+        )));
+    }
+    if n <= 1 {
+        return Ok(None);
+    }
+    let passes = K::PASSES as usize;
+    let block = BLOCK as u32;
+    let mut hist = storage::take::<u32>(stream, 256 * passes)?;
+    let mut h = hist.slice_mut(..256 * passes);
+    kernels::clear_flags::launch(stream, LaunchConfig::for_elements(256 * passes, block), &mut h)?;
+    let blocks = n.div_ceil(BLOCK * 16).min(REDUCE_BLOCKS) as u32;
+    K::sort_counts(stream, LaunchConfig::new(blocks, block), &mut h, &*keys)?;
+    sort_kernels::digit_starts::launch(stream, LaunchConfig::new(passes as u32, block), &mut h)?;
+    let tiles = n.div_ceil(SORT_TILE);
+    let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
+    let mut alt = storage::take::<K>(stream, n)?;
+    let order_len = if with_order { n } else { 0 };
+    let mut orders = [
+        storage::take::<u32>(stream, order_len)?,
+        storage::take::<u32>(stream, order_len)?,
+    ];
+    let config = LaunchConfig::new(tiles as u32, block);
+    for p in 0..passes {
+        let mut st = status.slice_mut(..256 * tiles + 1);
+        kernels::clear_flags::launch(stream, LaunchConfig::for_elements(256 * tiles + 1, block), &mut st)?;
+        let offsets = hist.slice(256 * p..256 * (p + 1));
+        let [a, b] = &mut orders;
+        let (order_out, order_in) = if p % 2 == 0 { (a, b) } else { (b, a) };
+        let (mut o_out, o_in) = (order_out.slice_mut(..order_len), order_in.slice(..order_len));
+        let pass = p as u32;
+        if p % 2 == 0 {
+            let mut to = alt.slice_mut(..n);
+            K::sort_pass(stream, config, &mut to, &*keys, &mut o_out, &o_in, &mut st, &offsets, pass, with_order)?;
+        } else {
+            let from = alt.slice(..n);
+            K::sort_pass(stream, config, keys, &from, &mut o_out, &o_in, &mut st, &offsets, pass, with_order)?;
+        }
+    }
+    if passes % 2 == 1 {
+        stream.copy(&alt.slice(..n), keys)?;
+    }
+    let [a, b] = orders;
+    let (order, other) = if passes % 2 == 1 { (a, b) } else { (b, a) };
+    for buffer in [hist, status] {
+        storage::give(stream, buffer);
+    }
+    storage::give(stream, alt);
+    storage::give(stream, other);
+    if with_order {
+        Ok(Some(order))
+    } else {
+        storage::give(stream, order);
+        Ok(None)
+    }
+}
+
+/// Sorts `keys` in ascending order: integers by value, floats in IEEE total order (`-NaN <
+/// -inf < .. < -0.0 < +0.0 < .. < +inf < +NaN`, Rust's `f32::total_cmp`). A stable LSD radix
+/// sort, one pass over the keys per 8-bit digit (onesweep: each tile's digit counts are
+/// looked back for, as in the single-pass scans). At most 2^30 - 1 keys
+/// ([`Error::InvalidArgument`] beyond).
+pub fn sort<K: Number>(stream: &Stream, keys: &mut (impl DeviceSliceMut<K> + ?Sized)) -> Result<()> {
+    sort_keys(stream, keys, false).map(|_| ())
+}
+
+/// Sorts `keys` as [`sort`] does and moves `values[i]` with `keys[i]`. Stable: values of
+/// equal keys keep their order. `values` must be as long as `keys` (else
+/// [`Error::LengthMismatch`]).
+pub fn sort_pairs<K: Number, V: Number>(
+    stream: &Stream,
+    keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    values: &mut (impl DeviceSliceMut<V> + ?Sized),
+) -> Result<()> {
+    let n = keys.len();
+    if values.len() != n {
+        return Err(Error::LengthMismatch {
+            expected: n,
+            found: values.len(),
+        });
+    }
+    let Some(order) = sort_keys(stream, keys, true)? else {
+        return Ok(());
+    };
+    let mut moved = storage::take::<V>(stream, n)?;
+    let blocks = n.div_ceil(BLOCK * 4).min(4 * REDUCE_BLOCKS) as u32;
+    let config = LaunchConfig::new(blocks, BLOCK as u32);
+    V::gather(stream, config, &mut moved.slice_mut(..n), &*values, &order.slice(..n))?;
+    stream.copy(&moved.slice(..n), values)?;
+    storage::give(stream, moved);
+    storage::give(stream, order);
+    Ok(())
 }
