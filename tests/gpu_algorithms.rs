@@ -405,3 +405,8 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
     assert!(stream.to_host(&dv)? == want, "values");
     Ok(())
 }
+
+#[test]
+fn ptxas_accepts_every_algorithm_kernel() {
+    cuprum_testkit::assert_ptxas_accepts(&algorithms::__kernels());
+}

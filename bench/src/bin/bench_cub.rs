@@ -202,9 +202,9 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     cub_sort()?;
     stream.copy(&dxu, &mut work)?;
     algorithms::sort(&stream, &mut work)?;
-    let mut want = xu.clone();
-    want.sort_unstable();
-    if stream.to_host(&work)? != want || stream.to_host(&cub_keys)? != want {
+    // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+    let sorted = stream.to_host(&work)?;
+    if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
         return Err(mismatch("sort"));
     }
     {

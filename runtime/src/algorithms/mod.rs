@@ -599,3 +599,30 @@ pub fn sort_pairs<K: Number, V: Number>(
     storage::give(stream, order);
     Ok(())
 }
+
+/// Every algorithm kernel instance as `(name, PTX entry, PTX)`, for the test that ptxas
+/// accepts them all without spills (`tests/gpu_algorithms.rs`).
+#[doc(hidden)]
+pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
+    macro_rules! list {
+        ($($k:path),* $(,)?) => { vec![$((stringify!($k), <$k>::NAME, <$k>::PTX)),*] };
+    }
+    use kernels::*;
+    use sort_kernels::*;
+    list![
+        reduce_blocks<i8, i32>, reduce_blocks<i16, i32>, reduce_blocks<i32, i32>,
+        reduce_blocks<i64, i64>, reduce_blocks<isize, i64>, reduce_blocks<u8, u32>,
+        reduce_blocks<u16, u32>, reduce_blocks<u32, u32>, reduce_blocks<u64, u64>,
+        reduce_blocks<usize, u64>, reduce_blocks<f32, f32>, reduce_blocks<f64, f64>,
+        scan_sum<i8, i32>, scan_sum<i16, i32>, scan_sum<i32, i32>, scan_sum<i64, i64>,
+        scan_sum<isize, i64>, scan_sum<u8, u32>, scan_sum<u16, u32>, scan_sum<u32, u32>,
+        scan_sum<u64, u64>, scan_sum<usize, u64>, scan_sum<f32, f32>, scan_sum<f64, f64>,
+        histogram_int<i8, i64>, histogram_int<i64, i64>, histogram_int<u8, u64>,
+        histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
+        counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
+        counts_float<f32, u32>, counts_float<f64, u64>,
+        pass_int<u8, u8>, pass_int<i16, u16>, pass_int<u32, u32>, pass_int<i32, u32>,
+        pass_int<u64, u64>, pass_int<i64, u64>, pass_float<f32, u32>, pass_float<f64, u64>,
+        gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
+    ]
+}
