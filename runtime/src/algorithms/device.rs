@@ -54,7 +54,8 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
 /// takes the next tile number from the counter `flags[tiles]` (so a block waits only for
 /// tiles taken by blocks that are already running: no deadlock, whatever the residency),
 /// scans its `TILE` elements, publishes its aggregate, adds the prefix of the tiles before
-/// it (reading their aggregates back until one has its inclusive prefix), publishes its own
+/// it (its last warp reads their aggregates back, 32 tiles at a time, until one has its
+/// inclusive prefix), publishes its own
 /// inclusive prefix and writes `y`. `flags[..tiles]` start at zero; `state` holds two values
 /// per tile. With `exclusive`, `y[i]` is `init` combined with `x[..i]`; otherwise with
 /// `x[..=i]` (and `init` is not used).
@@ -114,36 +115,68 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
     let inclusive = gpu::block::inclusive_scan(run, &op);
     thread_totals[t] = inclusive;
-    if t == BLOCK - 1 {
+    // The last warp publishes and looks back; its lane 31 (thread BLOCK - 1) holds the
+    // tile's aggregate.
+    if t / 32 == BLOCK / 32 - 1 {
+        let lane = (t % 32) as u32;
+        let aggregate = gpu::warp::broadcast(inclusive, 31);
         if tile == 0 {
-            state[1] = inclusive;
-            gpu::thread_fence();
-            gpu::atomic_exch(&mut flags[0], PREFIX);
-        } else {
-            state[2 * tile] = inclusive;
-            gpu::thread_fence();
-            gpu::atomic_exch(&mut flags[tile], AGGREGATE);
-            // Look back: combine the aggregates of the tiles before until one has its prefix.
-            let mut k = tile - 1;
-            let mut prefix = inclusive;
-            let mut have = false;
-            loop {
-                let f = gpu::atomic_add(&mut flags[k], 0u32);
-                if f != PENDING {
-                    gpu::thread_fence();
-                    let v = if f == PREFIX { state[2 * k + 1] } else { state[2 * k] };
-                    prefix = if have { op(v, prefix) } else { v };
-                    have = true;
-                    if f == PREFIX {
-                        break;
-                    }
-                    k -= 1;
-                }
+            if lane == 31 {
+                state[1] = aggregate;
+                gpu::thread_fence();
+                gpu::atomic_exch(&mut flags[0], PREFIX);
             }
-            state[2 * tile + 1] = op(prefix, inclusive);
-            gpu::thread_fence();
-            gpu::atomic_exch(&mut flags[tile], PREFIX);
-            tile_prefix[0] = prefix;
+        } else {
+            if lane == 31 {
+                state[2 * tile] = aggregate;
+                gpu::thread_fence();
+                gpu::atomic_exch(&mut flags[tile], AGGREGATE);
+            }
+            // Look back 32 tiles at a time, lane l reading tile `end - 32 + l`: wait until
+            // each has published, then combine the window from its newest tile with an
+            // inclusive prefix on (lanes below it, or before tile 0, take no part).
+            let mut prefix = aggregate;
+            let mut have = false;
+            let mut end = tile as i64;
+            loop {
+                let k = end - 32 + lane as i64;
+                let mut f = PENDING;
+                let mut v = aggregate;
+                if k >= 0 {
+                    while f == PENDING {
+                        f = gpu::atomic_add(&mut flags[k as usize], 0u32);
+                    }
+                    gpu::thread_fence();
+                    let ku = k as usize;
+                    v = if f == PREFIX { state[2 * ku + 1] } else { state[2 * ku] };
+                }
+                let prefixes = gpu::ballot_sync(gpu::FULL_MASK, f == PREFIX);
+                let newest = if prefixes != 0 { 31 - prefixes.leading_zeros() } else { 0 };
+                let mut valid = k >= 0 && lane >= newest;
+                let mut d = 1u32;
+                while d < 32 {
+                    let y = gpu::shfl_up_sync(gpu::FULL_MASK, v, d);
+                    let y_valid = gpu::shfl_up_sync(gpu::FULL_MASK, valid as u32, d) != 0;
+                    if lane >= d && y_valid {
+                        v = if valid { op(y, v) } else { y };
+                        valid = true;
+                    }
+                    d *= 2;
+                }
+                let window = gpu::shfl_sync(gpu::FULL_MASK, v, 31);
+                prefix = if have { op(window, prefix) } else { window };
+                have = true;
+                if prefixes != 0 {
+                    break;
+                }
+                end -= 32;
+            }
+            if lane == 31 {
+                state[2 * tile + 1] = op(prefix, aggregate);
+                gpu::thread_fence();
+                gpu::atomic_exch(&mut flags[tile], PREFIX);
+                tile_prefix[0] = prefix;
+            }
         }
     }
     gpu::sync_threads();

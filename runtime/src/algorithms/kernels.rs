@@ -31,7 +31,14 @@ pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     per_block: usize,
     op: u32,
 ) {
-    device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(op, a, b));
+    // One copy of the loop per operation, so that none branches on `op` inside it.
+    if op == 0 {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(0, a, b));
+    } else if op == 1 {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(1, a, b));
+    } else {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(2, a, b));
+    }
 }
 
 /// One tile of an inclusive or exclusive prefix sum (`device::scan_tile`).

@@ -136,15 +136,32 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], UP_TO | count);
     } else {
         gpu::atomic_exch(&mut status[at], OWN | count);
+        // Four tiles back at a time (their reads in flight together), taken in order until
+        // a tile that has not published (read again) or one with the count up to it.
         let mut k = tile - 1;
-        loop {
-            let s = gpu::atomic_add(&mut status[k * 256 + d], 0u32);
-            if s != 0 {
-                before_tile += s & COUNT;
-                if s & UP_TO != 0 {
-                    break;
+        let mut done = false;
+        while !done {
+            let mut seen = [0u32; 4];
+            for j in 0..4 {
+                if j <= k {
+                    seen[j] = gpu::atomic_add(&mut status[(k - j) * 256 + d], 0u32);
                 }
-                k -= 1;
+            }
+            let mut waiting = false;
+            for j in 0..4 {
+                let s = seen[j];
+                if !done && !waiting {
+                    if s == 0 {
+                        waiting = true;
+                    } else {
+                        before_tile += s & COUNT;
+                        if s & UP_TO != 0 {
+                            done = true;
+                        } else {
+                            k -= 1;
+                        }
+                    }
+                }
             }
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
