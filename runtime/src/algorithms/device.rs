@@ -37,8 +37,24 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
         // Threads past a short range read the first element; their values are not used.
         let first = if start + t < end { start + t } else { start };
         let mut acc = widen(x[first]);
-        for i in (first + threads..end).step_by(threads) {
+        // Eight loads in flight per thread (their checks come first, then the loads), then
+        // the rest one at a time.
+        let mut i = first + threads;
+        while i + 7 * threads < end {
+            let v0 = widen(x[i]);
+            let v1 = widen(x[i + threads]);
+            let v2 = widen(x[i + 2 * threads]);
+            let v3 = widen(x[i + 3 * threads]);
+            let v4 = widen(x[i + 4 * threads]);
+            let v5 = widen(x[i + 5 * threads]);
+            let v6 = widen(x[i + 6 * threads]);
+            let v7 = widen(x[i + 7 * threads]);
+            acc = op(op(op(op(acc, v0), v1), op(v2, v3)), op(op(v4, v5), op(v6, v7)));
+            i += 8 * threads;
+        }
+        while i < end {
             acc = op(acc, widen(x[i]));
+            i += threads;
         }
         // The threads with values are a prefix of the block: the inclusive scan at the last
         // of them is their reduction.
@@ -230,15 +246,26 @@ pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> 
         }
         gpu::sync_threads();
     }
-    for i in (gpu::global_id_x()..x.len()).step_by(gpu::grid_stride_x()) {
-        let bin = bin_of(x[i]);
-        if bin < nb {
-            if private {
-                gpu::atomic_add_block(&mut counts[bin], 1u32);
-            } else {
-                gpu::atomic_add(&mut bins[bin], 1u32);
+    // Four elements per turn (their loads in flight together), then the rest.
+    let stride = gpu::grid_stride_x();
+    let mut i = gpu::global_id_x();
+    while i < x.len() {
+        let mut b = [nb; 4];
+        for j in 0..4 {
+            if i + j * stride < x.len() {
+                b[j] = bin_of(x[i + j * stride]);
             }
         }
+        for j in 0..4 {
+            if b[j] < nb {
+                if private {
+                    gpu::atomic_add_block(&mut counts[b[j]], 1u32);
+                } else {
+                    gpu::atomic_add(&mut bins[b[j]], 1u32);
+                }
+            }
+        }
+        i += 4 * stride;
     }
     if private {
         gpu::sync_threads();

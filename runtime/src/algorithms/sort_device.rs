@@ -100,10 +100,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     let mut mine = [K::ZERO; ITEMS];
     for j in 0..ITEMS {
         let i = base + warp * 256 + j * 32 + lane;
-        let valid = i < n;
-        if valid {
+        if i < n {
             mine[j] = keys_in[i];
         }
+    }
+    for j in 0..ITEMS {
+        let valid = base + warp * 256 + j * 32 + lane < n;
         // Keys past the end get digit 256: ranked among themselves, never written.
         let d = if valid { digit(mine[j], shift) } else { 256 };
         let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
