@@ -114,10 +114,16 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     let n = x.len();
     // Striped loads (coalesced) into shared memory; past the end, copies of the last
     // element, which come after every valid one and so change no valid prefix.
+    // (All loads first, then the stores: a store waits for its load.)
+    let mut loaded = [W::ZERO; ITEMS];
     for j in 0..ITEMS {
         let i = j * BLOCK + t;
         let g = if base + i < n { base + i } else { n - 1 };
-        sh[i + i / 32] = widen(x[g]);
+        loaded[j] = widen(x[g]);
+    }
+    for j in 0..ITEMS {
+        let i = j * BLOCK + t;
+        sh[i + i / 32] = loaded[j];
     }
     gpu::sync_threads();
     // Each thread scans its consecutive items.

@@ -23,11 +23,24 @@ pub fn digit_counts<K: gpu::Num>(
         counts[b] = 0;
     }
     gpu::sync_threads();
-    for i in (gpu::global_id_x()..keys.len()).step_by(gpu::grid_stride_x()) {
-        let k = keys[i];
-        for p in 0..passes {
-            gpu::atomic_add_block(&mut counts[(256 * p + digit(k, 8 * p)) as usize], 1u32);
+    // Four keys per turn (their loads in flight together), then their digits.
+    let stride = gpu::grid_stride_x();
+    let mut i = gpu::global_id_x();
+    while i < keys.len() {
+        let mut k = [K::ZERO; 4];
+        for j in 0..4 {
+            if i + j * stride < keys.len() {
+                k[j] = keys[i + j * stride];
+            }
         }
+        for j in 0..4 {
+            if i + j * stride < keys.len() {
+                for p in 0..passes {
+                    gpu::atomic_add_block(&mut counts[(256 * p + digit(k[j], 8 * p)) as usize], 1u32);
+                }
+            }
+        }
+        i += 4 * stride;
     }
     gpu::sync_threads();
     for b in (t..bins).step_by(threads) {
