@@ -36,7 +36,10 @@ pub fn digit_counts<K: gpu::Num>(
         for j in 0..4 {
             if i + j * stride < keys.len() {
                 for p in 0..passes {
-                    gpu::atomic_add_block(&mut counts[(256 * p + digit(k[j], 8 * p)) as usize], 1u32);
+                    gpu::atomic_add_block(
+                        &mut counts[(256 * p + digit(k[j], 8 * p)) as usize],
+                        1u32,
+                    );
                 }
             }
         }

@@ -41,7 +41,12 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 /// `op` over `partial[..upto]` (the first `upto` of the block's `warps` warp results), in
 /// every thread: each warp scans the warp results in its lanes and takes lane `upto - 1`.
 #[device]
-fn over_warps<T: gpu::WarpValue>(partial: &[T], warps: u32, upto: u32, op: impl Fn(T, T) -> T) -> T {
+fn over_warps<T: gpu::WarpValue>(
+    partial: &[T],
+    warps: u32,
+    upto: u32,
+    op: impl Fn(T, T) -> T,
+) -> T {
     let lane = gpu::lane_id();
     let mine = partial[(if lane < warps { lane } else { warps - 1 }) as usize];
     let scanned = super::warp::inclusive_scan(mine, &op);
@@ -128,6 +133,7 @@ pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
 /// move through a shared array of that size. More is a failed assertion (`KernelPanic`).
 /// One stable split per key bit, each a block-wide scan of the threads' counts.
 #[device]
+#[allow(clippy::manual_memcpy)] // `copy_from_slice` is not kernel code
 pub fn radix_sort<K: gpu::Int>(keys: &mut [K]) {
     let scratch = gpu::shared_array::<K, 4096>();
     let (t, n) = thread_rank();
