@@ -278,26 +278,15 @@ pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> 
         }
         gpu::sync_threads();
     }
-    // Four elements per turn (their loads in flight together), then the rest.
-    let stride = gpu::grid_stride_x();
-    let mut i = gpu::global_id_x();
-    while i < x.len() {
-        let mut b = [nb; 4];
-        for j in 0..4 {
-            if i + j * stride < x.len() {
-                b[j] = bin_of(x[i + j * stride]);
+    for i in (gpu::global_id_x()..x.len()).step_by(gpu::grid_stride_x()) {
+        let bin = bin_of(x[i]);
+        if bin < nb {
+            if private {
+                gpu::atomic_add_block(&mut counts[bin], 1u32);
+            } else {
+                gpu::atomic_add(&mut bins[bin], 1u32);
             }
         }
-        for j in 0..4 {
-            if b[j] < nb {
-                if private {
-                    gpu::atomic_add_block(&mut counts[b[j]], 1u32);
-                } else {
-                    gpu::atomic_add(&mut bins[b[j]], 1u32);
-                }
-            }
-        }
-        i += 4 * stride;
     }
     if private {
         gpu::sync_threads();
