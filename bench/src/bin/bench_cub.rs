@@ -162,6 +162,60 @@ struct Line {
     theirs: f64,
 }
 
+/// A block-primitive kernel of each side over the same input (`x`, CUB's address).
+struct BlockCase<'a> {
+    stream: &'a Stream,
+    guard: &'a timing::Guard,
+    rounds: usize,
+    raw: CUstream,
+    x: u64,
+    tiles: usize,
+    blocks: u32,
+}
+
+impl BlockCase<'_> {
+    /// Checks that both kernels write the same `out_len` results, then races them.
+    fn run(
+        &self,
+        name: &'static str,
+        out_len: usize,
+        work: f64,
+        cub: BlockFn,
+        ours: &mut dyn FnMut(&mut DeviceBuffer<i32>) -> cuprum::Result<()>,
+    ) -> cuprum::Result<Line> {
+        let mut mine = self.stream.alloc_zeros::<i32>(out_len)?;
+        let theirs = self.stream.alloc_zeros::<i32>(out_len)?;
+        let out = ptr(&theirs)?;
+        let mut cub_run = || {
+            cuda(
+                unsafe { cub(self.x, out, self.tiles, self.blocks, self.raw) },
+                name,
+            )
+        };
+        cub_run()?;
+        ours(&mut mine)?;
+        if self.stream.to_host(&mine)? != self.stream.to_host(&theirs)? {
+            return Err(Error::Tool(format!("{name}: Cuprum and CUB disagree")));
+        }
+        let mut ours_run = || ours(&mut mine);
+        let (a, b) = race(
+            self.stream,
+            self.guard,
+            self.rounds,
+            &mut || Ok(()),
+            &mut ours_run,
+            &mut cub_run,
+        )?;
+        Ok(Line {
+            name,
+            unit: "GB/s",
+            work,
+            ours: a,
+            theirs: b,
+        })
+    }
+}
+
 fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let dev = Device::gpu(0)?;
     let (major, minor) = dev.compute_capability();
@@ -363,67 +417,29 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     // Block primitives inside one kernel, 8 blocks of 256 per SM.
     let tiles = n / 256;
     let blocks = 8 * dev.multiprocessor_count();
-    let mut ours_r = stream.alloc_zeros::<i32>(tiles)?;
-    let cub_r = stream.alloc_zeros::<i32>(tiles)?;
-    let pr = ptr(&cub_r)?;
-    let mut cub_reduce = || {
-        cuda(
-            unsafe { (cub.block_reduce)(px, pr, tiles, blocks, raw) },
-            "block reduce",
-        )
-    };
-    cub_reduce()?;
-    launch!(block_reduce_tiles<<<blocks, 256, stream>>>(&mut ours_r, &dxi))?;
-    if stream.to_host(&ours_r)? != stream.to_host(&cub_r)? {
-        return Err(mismatch("block reduce"));
-    }
-    let mut ours = || launch!(block_reduce_tiles<<<blocks, 256, stream>>>(&mut ours_r, &dxi));
-    let (a, b) = race(
-        &stream,
-        &guard,
+    let block = BlockCase {
+        stream: &stream,
+        guard: &guard,
         rounds,
-        &mut || Ok(()),
-        &mut ours,
-        &mut cub_reduce,
-    )?;
-    lines.push(Line {
-        name: "block reduce (sum, 256 threads)",
-        unit: "GB/s",
-        work: 4.0 * n as f64,
-        ours: a,
-        theirs: b,
-    });
-    drop((ours_r, cub_r));
-    let mut ours_s = stream.alloc_zeros::<i32>(n)?;
-    let cub_s = stream.alloc_zeros::<i32>(n)?;
-    let ps = ptr(&cub_s)?;
-    let mut cub_bscan = || {
-        cuda(
-            unsafe { (cub.block_scan)(px, ps, tiles, blocks, raw) },
-            "block scan",
-        )
+        raw,
+        x: px,
+        tiles,
+        blocks,
     };
-    cub_bscan()?;
-    launch!(block_scan_tiles<<<blocks, 256, stream>>>(&mut ours_s, &dxi))?;
-    if stream.to_host(&ours_s)? != stream.to_host(&cub_s)? {
-        return Err(mismatch("block scan"));
-    }
-    let mut ours = || launch!(block_scan_tiles<<<blocks, 256, stream>>>(&mut ours_s, &dxi));
-    let (a, b) = race(
-        &stream,
-        &guard,
-        rounds,
-        &mut || Ok(()),
-        &mut ours,
-        &mut cub_bscan,
-    )?;
-    lines.push(Line {
-        name: "block inclusive sum (256 threads)",
-        unit: "GB/s",
-        work: 8.0 * n as f64,
-        ours: a,
-        theirs: b,
-    });
+    lines.push(block.run(
+        "block reduce (sum, 256 threads)",
+        tiles,
+        4.0 * n as f64,
+        cub.block_reduce,
+        &mut |out| launch!(block_reduce_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    lines.push(block.run(
+        "block inclusive sum (256 threads)",
+        n,
+        8.0 * n as f64,
+        cub.block_scan,
+        &mut |out| launch!(block_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
     Ok(lines)
 }
 
