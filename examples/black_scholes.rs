@@ -37,6 +37,7 @@ pub fn price(s: f32, x: f32, t: f32, r: f32, v: f32) -> (f32, f32) {
 }
 
 /// One thread per option; block 256.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn black_scholes(
     call: &mut [f32],

@@ -7,6 +7,7 @@ use cuprum::prelude::*;
 
 /// Inclusive scan (wrapping `u32` sums) of each block's 1024 elements; block 512, grid
 /// `len / 1024`, 4096 bytes of dynamic shared memory.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn block_scan(out: &mut [u32], inp: &[u32]) {
     let temp = gpu::dynamic_shared::<u32>();

@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// `bins[v & 255] += 1` for every `v` in `data`: block 256 (one thread per bin), any grid.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn histogram(bins: &mut [u32], data: &[u32]) {
     let s = gpu::shared_array::<u32, 256>();

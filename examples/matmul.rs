@@ -7,6 +7,7 @@ use cuprum::prelude::*;
 
 /// `C = A · B`, row-major, `A` m×k, `B` k×n; m, n, k multiples of 32; block (32, 32),
 /// grid (n/32, m/32).
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn sgemm(c: &mut [f32], a: &[f32], b: &[f32], m: u32, n: u32, k: u32) {
     let a_tile = gpu::shared_array_2d::<f32, 32, 32>();

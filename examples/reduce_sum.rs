@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// `out[0] += sum(x)`: block 256, any grid (the bench uses 1024 blocks).
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn reduce_sum(out: &mut [f32], x: &[f32]) {
     let warp_sums = gpu::shared_array::<f32, 8>();

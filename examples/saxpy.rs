@@ -5,6 +5,7 @@
 use cuprum::prelude::*;
 
 /// One thread per element.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
     let i = gpu::global_id_x();

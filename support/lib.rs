@@ -3,6 +3,11 @@
 
 use cuprum::{Device, Error};
 
+/// Builds a kernel also as `#[kernel(unchecked)]`, from the same body, in the module
+/// `<name>_unchecked` beside it: the examples' kernels are the bench's (one home per kernel),
+/// and the bench measures the checks' cost on them. Place it directly above `#[kernel]`.
+pub use cuprum_twin::unchecked_twin;
+
 /// `n` random `f32`s in `[lo, hi)`, never exactly zero, from a fresh seed each run.
 pub fn random_f32(n: usize, lo: f32, hi: f32) -> Vec<f32> {
     let mut rng = fastrand::Rng::new();

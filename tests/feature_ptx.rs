@@ -92,7 +92,6 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         report::print_in_pieces,
         report::pair_sums,
         report::plain_guards,
-        shared::histogram,
         shared::transpose,
         shared::block_scan,
         sync::rotate_in_block,
@@ -192,5 +191,4 @@ fn shared_memory_kernels_use_the_shared_space() {
         }
     }
     assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
-    assert!(shared::histogram::PTX.contains("atom.shared.add.u32"));
 }
