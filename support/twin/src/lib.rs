@@ -76,3 +76,43 @@ fn twin(func: &syn::ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::twin;
+
+    fn expand(item: &str) -> Result<String, String> {
+        let func: syn::ItemFn = syn::parse_str(item).expect("a function");
+        twin(&func)
+            .map(|t| t.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_twin_adds_unchecked_to_the_options_and_keeps_the_body() {
+        let out = expand(
+            "#[kernel(max_threads = 128)] pub fn f<const B: usize>(x: &mut [f32]) { x[0] = 1.0; }",
+        )
+        .unwrap();
+        assert!(out.contains("pub mod f_unchecked"), "{out}");
+        assert!(out.contains("use super :: * ;"), "{out}");
+        assert!(
+            out.contains("# [kernel (unchecked , max_threads = 128)]"),
+            "{out}"
+        );
+        assert!(out.contains("pub fn f < const B : usize >"), "{out}");
+        assert!(out.contains("x [0] = 1.0 ;"), "{out}");
+        let plain = expand("#[cuprum::kernel] fn g() {}").unwrap();
+        assert!(
+            plain.contains("# [cuprum :: kernel (unchecked)]"),
+            "{plain}"
+        );
+        assert!(plain.contains("mod g_unchecked"), "{plain}");
+    }
+
+    #[test]
+    fn a_function_without_kernel_is_an_error() {
+        let e = expand("#[device] pub fn h() {}").unwrap_err();
+        assert!(e.contains("directly above `#[kernel]`"), "{e}");
+    }
+}
