@@ -10,7 +10,9 @@ use std::cell::RefCell;
 use cudarc::driver::PushKernelArg;
 use cuprum::prelude::*;
 
-use crate::cases::{copy, err, exact, finish, gpu, gpu_mut, push_in, push_out, read, with, CaseFn};
+use crate::cases::{
+    copy, err, exact, finish, gpu, gpu_mut, push_in, push_out, read, with, CaseFn, NumbaDir,
+};
 use crate::kernels::*;
 use crate::numba::{DataDir, Numba};
 use crate::suite::{launch_nvcc, random_f32, Case, Ctx, Who};
@@ -24,6 +26,49 @@ fn output(ctx: &Ctx, init: &[f32]) -> Result<Output, String> {
         ctx.stream.to_device(init).map_err(err)?,
         RefCell::new(ctx.stream.to_device(init).map_err(err)?),
     ))
+}
+
+/// A case's launch closure, for kernels whose first argument is the output `$out` (a
+/// `RefCell`): the example's kernel `$k`, its unchecked twin `$twin`, each with `$out` then
+/// `$args`; and the nvcc reference `$f`, with `$out` and its length `$len` pushed, then what
+/// `$push` pushes on the launch builder `$b`.
+macro_rules! launches {
+    ($ctx:ident, $cfg:ident, $out:ident, $k:ty, $twin:ty, ($($arg:expr),*),
+     $f:ident, $len:expr, |$b:ident| $push:block) => {
+        Box::new(|who| {
+            let o = &mut *$out.borrow_mut();
+            match who {
+                Who::Cuprum => <$k>::launch($ctx.stream, $cfg, o, $($arg),*),
+                // SAFETY: the example's body, with the arguments and configuration its checked
+                // twin runs with, in bounds for them.
+                Who::Unchecked => unsafe { <$twin>::launch($ctx.stream, $cfg, o, $($arg),*) },
+                Who::Nvcc => launch_nvcc($ctx.cuda(), &$f, $cfg, |$b| {
+                    push_out($b, gpu_mut(o), $len);
+                    $push
+                }),
+            }
+        })
+    };
+}
+
+/// `finish` for a case with one output, reset from `init` before each contender's
+/// correctness run.
+fn finish_output(
+    ctx: &Ctx,
+    case: Case,
+    (init, out): (&DeviceBuffer<f32>, &RefCell<DeviceBuffer<f32>>),
+    check: &dyn Fn(&Vec<f32>) -> Result<(), String>,
+    numba: Option<&mut Numba>,
+    dir: NumbaDir<Vec<f32>>,
+) -> Result<Vec<Row>, String> {
+    finish(
+        ctx,
+        case,
+        &mut || copy(ctx, init, out),
+        &mut || read(ctx, out),
+        check,
+        with(numba, dir),
+    )
 }
 
 /// `testkit::compare_f32`'s verdict as a check.
@@ -56,23 +101,21 @@ pub fn vector_add_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
         unit: "GB/s",
         amount: 12.0 * n as f64,
         bytes: 12.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *out.borrow_mut();
-            match who {
-                Who::Cuprum => vector_add::launch(ctx.stream, cfg, o, &da, &db),
-                // SAFETY: the example's body, with the arguments and configuration its checked
-                // twin runs with, in bounds for them.
-                Who::Unchecked => unsafe {
-                    vector_add_unchecked::launch(ctx.stream, cfg, o, &da, &db)
-                },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |bld| {
-                    push_out(bld, gpu_mut(o), &n64);
-                    push_in(bld, gpu(&da), &n64);
-                    push_in(bld, gpu(&db), &n64);
-                    bld.arg(&n32);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            out,
+            vector_add,
+            vector_add_unchecked,
+            (&da, &db),
+            f,
+            &n64,
+            |b| {
+                push_in(b, gpu(&da), &n64);
+                push_in(b, gpu(&db), &n64);
+                b.arg(&n32);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
@@ -84,13 +127,13 @@ pub fn vector_add_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
             .expected("c", got, 0.0, 0.0)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &poison, &out),
-        &mut || read(ctx, &out),
+        (&poison, &out),
         &|got| exact(got, &want),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -115,21 +158,20 @@ pub fn transpose_coalesced_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<
         unit: "GB/s",
         amount: 8.0 * n as f64,
         bytes: 8.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *out.borrow_mut();
-            match who {
-                Who::Cuprum => transpose_coalesced::launch(ctx.stream, cfg, o, &din, w, h),
-                // SAFETY: as in `vector_add_case`.
-                Who::Unchecked => unsafe {
-                    transpose_coalesced_unchecked::launch(ctx.stream, cfg, o, &din, w, h)
-                },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
-                    push_out(b, gpu_mut(o), &n64);
-                    push_in(b, gpu(&din), &n64);
-                    b.arg(&w32).arg(&h32);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            out,
+            transpose_coalesced,
+            transpose_coalesced_unchecked,
+            (&din, w, h),
+            f,
+            &n64,
+            |b| {
+                push_in(b, gpu(&din), &n64);
+                b.arg(&w32).arg(&h32);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
@@ -142,13 +184,13 @@ pub fn transpose_coalesced_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<
             .expected("out", got, 0.0, 0.0)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &poison, &out),
-        &mut || read(ctx, &out),
+        (&poison, &out),
         &|got| exact(got, &want),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -190,29 +232,37 @@ fn convolution_case(
         unit: "GB/s",
         amount: 8.0 * n as f64,
         bytes: 8.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *out.borrow_mut();
-            match (who, columns) {
-                (Who::Cuprum, false) => convolve_rows::launch(ctx.stream, cfg, o, &din, w),
-                (Who::Cuprum, true) => convolve_cols::launch(ctx.stream, cfg, o, &din, w, h),
-                // SAFETY: as in `vector_add_case`.
-                (Who::Unchecked, false) => unsafe {
-                    convolve_rows_unchecked::launch(ctx.stream, cfg, o, &din, w)
-                },
-                // SAFETY: as in `vector_add_case`.
-                (Who::Unchecked, true) => unsafe {
-                    convolve_cols_unchecked::launch(ctx.stream, cfg, o, &din, w, h)
-                },
-                (Who::Nvcc, _) => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
-                    push_out(b, gpu_mut(o), &n64);
+        launch: if columns {
+            launches!(
+                ctx,
+                cfg,
+                out,
+                convolve_cols,
+                convolve_cols_unchecked,
+                (&din, w, h),
+                f,
+                &n64,
+                |b| {
+                    push_in(b, gpu(&din), &n64);
+                    b.arg(&w).arg(&h);
+                }
+            )
+        } else {
+            launches!(
+                ctx,
+                cfg,
+                out,
+                convolve_rows,
+                convolve_rows_unchecked,
+                (&din, w),
+                f,
+                &n64,
+                |b| {
                     push_in(b, gpu(&din), &n64);
                     b.arg(&w);
-                    if columns {
-                        b.arg(&h);
-                    }
-                }),
-            }
-        }),
+                }
+            )
+        },
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
@@ -225,13 +275,13 @@ fn convolution_case(
             .expected("out", got, 1e-5, 1e-6)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &poison, &out),
-        &mut || read(ctx, &out),
+        (&poison, &out),
         &|got| compare(got, &want, &scale, 1e-5),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -269,22 +319,21 @@ pub fn fast_matmul_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>
         unit: "GFLOP/s",
         amount: 2.0 * (m * n * k) as f64,
         bytes: 4.0 * (m * k + k * n + m * n) as f64,
-        launch: Box::new(|who| {
-            let o = &mut *c.borrow_mut();
-            match who {
-                Who::Cuprum => fast_matmul::launch(ctx.stream, cfg, o, &da, &db, m, n, k),
-                // SAFETY: as in `vector_add_case`.
-                Who::Unchecked => unsafe {
-                    fast_matmul_unchecked::launch(ctx.stream, cfg, o, &da, &db, m, n, k)
-                },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |bld| {
-                    push_out(bld, gpu_mut(o), &c64);
-                    push_in(bld, gpu(&da), &a64);
-                    push_in(bld, gpu(&db), &b64);
-                    bld.arg(&m32).arg(&n32).arg(&k32);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            c,
+            fast_matmul,
+            fast_matmul_unchecked,
+            (&da, &db, m, n, k),
+            f,
+            &c64,
+            |b| {
+                push_in(b, gpu(&da), &a64);
+                push_in(b, gpu(&db), &b64);
+                b.arg(&m32).arg(&n32).arg(&k32);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let sample: Vec<usize> = (0..4096).map(|_| rng.usize(0..m * n)).collect();
@@ -300,13 +349,13 @@ pub fn fast_matmul_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>
             .expected("c", got, 1e-4, 0.0)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &poison, &c),
-        &mut || read(ctx, &c),
+        (&poison, &c),
         &|got| ex_fast_matmul::check(&a, &b, (n, k), got, sample.iter().copied()).map(|_| ()),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -333,21 +382,20 @@ pub fn laplace_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
         unit: "GB/s",
         amount: 8.0 * n as f64,
         bytes: 8.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *out.borrow_mut();
-            match who {
-                Who::Cuprum => laplace::launch(ctx.stream, cfg, o, &din, nx, ny),
-                // SAFETY: as in `vector_add_case`.
-                Who::Unchecked => unsafe {
-                    laplace_unchecked::launch(ctx.stream, cfg, o, &din, nx, ny)
-                },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
-                    push_out(b, gpu_mut(o), &n64);
-                    push_in(b, gpu(&din), &n64);
-                    b.arg(&nx32).arg(&ny32);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            out,
+            laplace,
+            laplace_unchecked,
+            (&din, nx, ny),
+            f,
+            &n64,
+            |b| {
+                push_in(b, gpu(&din), &n64);
+                b.arg(&nx32).arg(&ny32);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
@@ -360,13 +408,13 @@ pub fn laplace_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
             .expected("out", got, 0.0, 0.0)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &pristine, &out),
-        &mut || read(ctx, &out),
+        (&pristine, &out),
         &|got| exact(got, &want),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -389,20 +437,19 @@ pub fn reduce6_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
         unit: "GB/s",
         amount: 4.0 * n as f64,
         bytes: 4.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *out.borrow_mut();
-            match who {
-                Who::Cuprum => reduce6::<256>::launch(ctx.stream, cfg, o, &dx),
-                // SAFETY: as in `vector_add_case`.
-                Who::Unchecked => unsafe {
-                    reduce6_unchecked::<256>::launch(ctx.stream, cfg, o, &dx)
-                },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
-                    push_out(b, gpu_mut(o), &b64);
-                    push_in(b, gpu(&dx), &n64);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            out,
+            reduce6<256>,
+            reduce6_unchecked<256>,
+            (&dx),
+            f,
+            &b64,
+            |b| {
+                push_in(b, gpu(&dx), &n64);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
@@ -413,13 +460,13 @@ pub fn reduce6_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
             .expected("out", got, 1e-5, 0.0)?;
         Ok(d)
     };
-    finish(
+    finish_output(
         ctx,
         case,
-        &mut || copy(ctx, &poison, &out),
-        &mut || read(ctx, &out),
+        (&poison, &out),
         &|got| ex_reduce6::check(got, &want).map(|_| ()),
-        with(numba, &dir),
+        numba,
+        &dir,
     )
 }
 
@@ -440,19 +487,20 @@ pub fn nbody_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, Stri
         unit: "GFLOP/s",
         amount: 20.0 * (n * n) as f64,
         bytes: 28.0 * n as f64,
-        launch: Box::new(|who| {
-            let o = &mut *acc.borrow_mut();
-            match who {
-                Who::Cuprum => nbody::launch(ctx.stream, cfg, o, &db, eps2),
-                // SAFETY: as in `vector_add_case`.
-                Who::Unchecked => unsafe { nbody_unchecked::launch(ctx.stream, cfg, o, &db, eps2) },
-                Who::Nvcc => launch_nvcc(ctx.cuda(), &f, cfg, |b| {
-                    push_out(b, gpu_mut(o), &a64);
-                    push_in(b, gpu(&db), &b64);
-                    b.arg(&eps2);
-                }),
+        launch: launches!(
+            ctx,
+            cfg,
+            acc,
+            nbody,
+            nbody_unchecked,
+            (&db, eps2),
+            f,
+            &a64,
+            |b| {
+                push_in(b, gpu(&db), &b64);
+                b.arg(&eps2);
             }
-        }),
+        ),
         restore: Box::new(|| Ok(())),
     };
     let dir = |got: &Vec<f32>| {
