@@ -22,6 +22,8 @@ mod intrinsics;
 mod math;
 #[path = "kernels/options.rs"]
 mod options;
+#[path = "kernels/prims.rs"]
+mod prims;
 #[path = "kernels/report.rs"]
 mod report;
 #[path = "kernels/shared.rs"]
@@ -103,6 +105,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         warp::shfl_f64,
         warp::warp_sum,
         warp::votes,
+        prims::block_and_warp,
     ]
 }
 

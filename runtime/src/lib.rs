@@ -35,6 +35,10 @@
 
 #![deny(missing_docs)]
 
+// The cooperative primitives (`gpu::warp`, `gpu::block`) and the algorithms' kernels are
+// written with Cuprum's own macros, whose expansions name `::cuprum`.
+extern crate self as cuprum;
+
 mod buffer;
 mod config;
 mod copy;
@@ -45,6 +49,8 @@ mod error;
 mod expansion;
 mod graph;
 mod host_memory;
+pub mod algorithms;
+pub mod gpu;
 pub mod inspect;
 mod lineinfo;
 #[cfg(feature = "nccl")]
@@ -58,7 +64,6 @@ pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceVi
 pub use config::{IntoDim3, LaunchConfig};
 pub use cuprum_macros::DeviceCopy;
 pub use cuprum_macros::{device, kernel, launch};
-pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
 pub use device_copy::DeviceCopy;
