@@ -66,6 +66,32 @@ pub fn backends() -> Result<Vec<Device>, Error> {
     })
 }
 
+/// Runs `test` on every backend of [`backends`] (the device under test, then, when that is a
+/// GPU, the simulator: one process runs the kernels on both) and asserts that every backend's
+/// output equals the first one's, which it returns. `test` checks each backend's results
+/// against its CPU reference as usual and returns what the backends must agree on exactly (a
+/// report's message and position, integer results; `()` when a float result only has to be
+/// within tolerance of the reference). Without a GPU it runs `test` once, on the simulator.
+pub fn on_backends<T: PartialEq + std::fmt::Debug>(
+    mut test: impl FnMut(Device) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut first: Option<(String, T)> = None;
+    for dev in backends()? {
+        let name = dev.name().to_string();
+        // Shown with a failing test's output: which backend it was on.
+        eprintln!("on_backends: running on {name}");
+        let out = test(dev).inspect_err(|e| eprintln!("on_backends: {name} failed: {e}"))?;
+        match &first {
+            None => first = Some((name, out)),
+            Some((a, want)) => assert_eq!(
+                &out, want,
+                "the backends disagree: {name} (left) and {a} (right)"
+            ),
+        }
+    }
+    Ok(first.expect("at least one backend").1)
+}
+
 /// Distance in units in the last place between two `f64`s (0 when equal, including both
 /// NaN; `u64::MAX` when one is NaN and the other not).
 pub fn ulps_f64(a: f64, b: f64) -> u64 {
