@@ -1,6 +1,6 @@
 //! A randomized model test of the host API: random sequences of operations (allocate, copy
 //! whole buffers and views from and to ordinary and pinned memory, launch checked kernels on
-//! views, record and wait on events, capture and replay graphs, then drop or forget them,
+//! views and `unchecked` ones, in `unsafe`, with arguments that keep their promise, record and wait on events, capture and replay graphs, then drop or forget them,
 //! drop streams and buffers in any order, launch and read on two threads at once), across
 //! several streams, every host read checked against a host model of every buffer.
 //!
@@ -65,6 +65,16 @@ fn affine_power(m1: u32, c1: u32, rounds: u32) -> (u32, u32) {
         k >>= 1;
     }
     (m, c)
+}
+
+/// `out[i] = x[off + i] * m + c` for `i` below `out.len()`, wrapping, with no checks: a
+/// launch promises `off + out.len() <= x.len()` (and the grid covers no more than that).
+#[kernel(unchecked)]
+pub fn shifted_affine(out: &mut [u32], x: &[u32], off: u32, m: u32, c: u32) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = x[off as usize + i].wrapping_mul(m).wrapping_add(c);
+    }
 }
 
 /// Writes `y[at]` from thread 0 (a failed check when `at >= y.len()`).
@@ -145,6 +155,17 @@ enum Op {
         m: u32,
         c: u32,
     },
+    Unchecked {
+        stream: Pick,
+        dst: Pick,
+        src: Pick,
+        dst_span: Span,
+        src_span: Span,
+        off: u16,
+        m: u32,
+        c: u32,
+        block: u32,
+    },
     Copy {
         stream: Pick,
         src: Pick,
@@ -205,6 +226,9 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (p(), p(), odd(), any::<u32>()).prop_map(|(stream, buf, m, c)| Op::Slow { stream, buf, m, c }),
         3 => (p(), p(), p(), span(), span(), odd(), any::<u32>()).prop_map(
             |(stream, dst, src, dst_span, src_span, m, c)| Op::Affine { stream, dst, src, dst_span, src_span, m, c }
+        ),
+        3 => (p(), p(), p(), span(), span(), any::<u16>(), odd(), any::<u32>(), prop_oneof![Just(32u32), Just(128), Just(1024)]).prop_map(
+            |(stream, dst, src, dst_span, src_span, off, m, c, block)| Op::Unchecked { stream, dst, src, dst_span, src_span, off, m, c, block }
         ),
         2 => (p(), p(), p(), span(), any::<u16>())
             .prop_map(|(stream, src, dst, src_span, at)| Op::Copy { stream, src, dst, src_span, at }),
@@ -460,6 +484,47 @@ impl World {
                 )
                 .map_err(fail)?;
                 for (o, &v) in d.model[rd].iter_mut().zip(&x.model[rx]) {
+                    *o = affine_ref(v, m, c);
+                }
+            }
+            Op::Unchecked {
+                stream,
+                dst,
+                src,
+                dst_span,
+                src_span,
+                off,
+                m,
+                c,
+                block,
+            } => {
+                let Some((i, j)) = self.pair(dst, src) else {
+                    return Ok(());
+                };
+                let s = self.stream(stream).clone();
+                let (d, x) = two_mut(&mut self.bufs, i, j);
+                let rx = src_span.of(x.model.len());
+                let mut rd = dst_span.of(d.model.len());
+                rd.end = rd.start + rd.len().min(rx.len());
+                let off = off as usize % (rx.len() - rd.len() + 1);
+                let cfg = LaunchConfig::for_elements(rd.len(), block);
+                // SAFETY: `off + out.len() <= x.len()` (`rd` is no longer than `rx`, and `off`
+                // at most their difference), and `shifted_affine` guards its index by
+                // `out.len()`: every index is in bounds.
+                unsafe {
+                    shifted_affine::launch(
+                        &s,
+                        cfg,
+                        &mut d.dev.slice_mut(rd.clone()),
+                        &x.dev.slice(rx.clone()),
+                        off as u32,
+                        m,
+                        c,
+                    )
+                }
+                .map_err(fail)?;
+                let src = &x.model[rx][off..];
+                for (o, &v) in d.model[rd].iter_mut().zip(src) {
                     *o = affine_ref(v, m, c);
                 }
             }
