@@ -101,7 +101,7 @@ pub fn reference(img: &[f32], width: usize) -> (Vec<f32>, Vec<f32>) {
 
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let (width, height) = if dev.is_simulator() {
+    let (width, height) = if cuprum_testkit::small_inputs(dev) {
         (333u32, 40u32)
     } else {
         (4099, 2048)

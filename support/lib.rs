@@ -53,6 +53,13 @@ pub fn device() -> Result<Device, Error> {
     Device::default()
 }
 
+/// Whether an example uses its small problem size (the one it uses on the simulator): on the
+/// simulator, and on a GPU when `CUPRUM_SMALL_INPUTS=1` (as `scripts/sanitize` sets, since
+/// compute-sanitizer's tools run kernels tens to thousands of times slower).
+pub fn small_inputs(dev: &Device) -> bool {
+    dev.is_simulator() || std::env::var("CUPRUM_SMALL_INPUTS").is_ok_and(|v| v == "1")
+}
+
 /// Every backend a differential test runs its kernels on: the device under test
 /// (`Device::default()`) and, when that is a GPU, the simulator too. A test that loops over
 /// them and compares each result with its CPU reference compares the GPU with the simulator
