@@ -127,10 +127,20 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
         }
 
         // `let f = |..| ..;`: calls of `f` call the closure.
+        // `let f = square;`: `square` may be a function named by `f`, and calls of `f` call it.
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
-                if matches!(&*init.expr, syn::Expr::Closure(_)) {
-                    self.1.push(pi.ident.to_string());
+                match &*init.expr {
+                    syn::Expr::Closure(_) => self.1.push(pi.ident.to_string()),
+                    syn::Expr::Path(p) if p.qself.is_none() && may_name_function(&p.path) => {
+                        self.1.push(pi.ident.to_string());
+                        let mut path = p.path.clone();
+                        for seg in &mut path.segments {
+                            seg.arguments = syn::PathArguments::None;
+                        }
+                        self.2.push(path);
+                    }
+                    _ => {}
                 }
             }
             syn::visit::visit_local(self, l);

@@ -232,8 +232,8 @@ pub fn block_reduce<F: Fn(f32, f32) -> f32>(s: &mut [f32], v: f32, op: F) -> f32
 }
 
 /// `#[device]` functions passed by name where a closure is expected: plain, generic (with
-/// and without `::<T>`), by module path, passed on by the callee, and to a block reduction
-/// over shared memory.
+/// and without `::<T>`), by module path, passed on by the callee, to a block reduction over
+/// shared memory, and named by a `let`.
 #[kernel]
 pub fn functions_as_values(out: &mut [f32], blocks: &mut [f32], x: &[f32]) {
     let i = gpu::global_id_x();
@@ -251,6 +251,7 @@ pub fn functions_as_values(out: &mut [f32], blocks: &mut [f32], x: &[f32]) {
         let sum = fold(w, 0.0, add_f);
         let biggest = fold(w, f32::MIN, larger::<f32>);
         let halves = fold_twice(w, 1.0, ops::add_half);
-        out[i] = combine(sum, biggest, add_f) + halves * 10.0;
+        let pick = larger::<f32>;
+        out[i] = pick(combine(sum, biggest, add_f), halves * 10.0);
     }
 }

@@ -201,6 +201,18 @@ impl Checker<'_> {
     /// `let f = |..| ..;`: names the closure (no IR). `None` when the `let` is not one.
     pub(super) fn closure_let(&mut self, l: &syn::Local) -> Option<()> {
         let init = l.init.as_ref()?;
+        if let (syn::Pat::Ident(pi), syn::Expr::Path(p)) =
+            (&l.pat, super::expr::strip_parens(&init.expr))
+        {
+            // `let f = square;` of a `#[device]` function: `f` names it.
+            let local = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+            if p.qself.is_none() && local.is_none() && self.devices.get(&p.path).is_some() {
+                let callable = self.function_value(p, &init.expr, None)?;
+                let id = self.declare(&pi.ident.to_string(), Ty::Unit, false, pi.ident.span());
+                self.callables.push((id, callable));
+                return Some(());
+            }
+        }
         let syn::Expr::Closure(c) = super::expr::strip_parens(&init.expr) else {
             return None;
         };
@@ -288,7 +300,7 @@ impl Checker<'_> {
                 devices,
                 kernel,
                 signature,
-                ..
+                function,
             } => {
                 if let Some((inputs, _)) = signature {
                     for ((want, a), node) in inputs.iter().zip(&args).zip(&c.args) {
@@ -296,11 +308,20 @@ impl Checker<'_> {
                     }
                 }
                 if syntax.inputs.len() != args.len() {
+                    let n = syntax.inputs.len();
+                    let what = match function {
+                        Some(f) => format!(
+                            "`{}` (the `#[device]` function `{}`)",
+                            super::source::expr_text(&c.func),
+                            f.name
+                        ),
+                        None => "this closure".to_string(),
+                    };
                     self.error(
                         c,
                         format!(
-                            "this closure takes {} arguments but {} were supplied",
-                            syntax.inputs.len(),
+                            "{what} takes {n} argument{} but {} were supplied",
+                            if n == 1 { "" } else { "s" },
                             args.len()
                         ),
                     );
@@ -394,7 +415,7 @@ impl Checker<'_> {
                         }
                         found
                     }
-                    None => self.function_value(p, arg, bound),
+                    None => self.function_value(p, arg, Some(bound)),
                 }
             }
             other => {
@@ -407,13 +428,14 @@ impl Checker<'_> {
         }
     }
 
-    /// A `#[device]` function passed by name: the closure `|a, b| f(a, b)` written at the
-    /// name, inlined at each call like any closure.
+    /// A `#[device]` function passed by name (for a parameter bounded by `bound`, or bound
+    /// to a name by `let`): the closure `|a, b| f(a, b)` written at the name, inlined at each
+    /// call like any closure.
     fn function_value(
         &mut self,
         p: &syn::ExprPath,
         arg: &syn::Expr,
-        bound: &syn::ParenthesizedGenericArguments,
+        bound: Option<&syn::ParenthesizedGenericArguments>,
     ) -> Option<Rc<Callable>> {
         let text = super::source::expr_text(&p.path);
         let Some(dev) = self.devices.get(&p.path).cloned() else {
@@ -430,7 +452,7 @@ impl Checker<'_> {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        let want = bound.inputs.len();
+        let want = bound.map_or(params.len(), |b| b.inputs.len());
         if params.len() != want || params.len() != dev.item.sig.inputs.len() {
             let plural = |n: usize| if n == 1 { "" } else { "s" };
             self.error(

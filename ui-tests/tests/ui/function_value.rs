@@ -20,6 +20,11 @@ pub fn apply1<F: Fn(f32) -> f32>(a: f32, op: F) -> f32 {
     op(a)
 }
 
+#[device]
+pub fn scale_by(a: f32, s: f32) -> f32 {
+    a * s
+}
+
 #[kernel]
 pub fn misuse(out: &mut [f32], x: &[f32]) {
     let i = gpu::global_id_x();
@@ -30,6 +35,16 @@ pub fn misuse(out: &mut [f32], x: &[f32]) {
             + apply1(x[i], n) // a value, not a function
             + apply1(x[i], gpu::fast::exp) // a `cuprum::gpu` function
             + apply1(x[i], square); // right
+    }
+}
+
+#[kernel]
+pub fn as_values(out: &mut [f32], x: &[f32]) {
+    let i = gpu::global_id_x();
+    let f = square;
+    if i < out.len() {
+        out[i] = scale_by(x[i], square) // not a value
+            + f(x[i], 2.0); // `f` is `square`: one argument
     }
 }
 
