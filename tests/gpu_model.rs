@@ -671,10 +671,22 @@ fn run_sequence(dev: &Device, ops: &[Op]) -> Result<(), TestCaseError> {
 
 #[test]
 fn host_api_matches_its_model() {
-    let dev = cuprum_testkit::device().expect("a device");
     let long: Option<u64> = std::env::var("CUPRUM_MODEL_SECS")
         .ok()
         .and_then(|s| s.parse().ok());
+    // The short deterministic pass runs on every backend (on a GPU host, the GPU and the
+    // simulator); a long run on the device under test.
+    let devices = match long {
+        Some(_) => vec![cuprum_testkit::device().expect("a device")],
+        None => cuprum_testkit::backends().expect("a device"),
+    };
+    for dev in devices {
+        run_model(&dev, long);
+    }
+}
+
+/// Runs fresh batches of sequences on `dev`: one batch, or batches for `long` seconds.
+fn run_model(dev: &Device, long: Option<u64>) {
     let config = Config {
         cases: if long.is_some() { 64 } else { 48 },
         failure_persistence: None,
@@ -697,8 +709,11 @@ fn host_api_matches_its_model() {
         bytes[8..16].copy_from_slice(&batch.to_le_bytes());
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
         let mut runner = TestRunner::new_with_rng(config.clone(), rng);
-        if let Err(e) = runner.run(&strategy, |ops| run_sequence(&dev, &ops)) {
-            panic!("the host API left its model (seed {seed:#x}, batch {batch}): {e}");
+        if let Err(e) = runner.run(&strategy, |ops| run_sequence(dev, &ops)) {
+            panic!(
+                "the host API left its model on {} (seed {seed:#x}, batch {batch}): {e}",
+                dev.name()
+            );
         }
         sequences += config.cases as u64;
         if deadline.is_none_or(|d| Instant::now() >= d) {
