@@ -89,7 +89,11 @@ pub fn compute(stream: &Stream, o: &Options) -> Result<(Vec<f32>, Vec<f32>)> {
 
 /// Random options.
 pub fn inputs(dev: &Device) -> Options {
-    let n = if dev.is_simulator() { 1 << 16 } else { 1 << 24 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        1 << 16
+    } else {
+        1 << 24
+    };
     Options {
         s: cuprum_testkit::random_f32(n, 5.0, 30.0),
         x: cuprum_testkit::random_f32(n, 1.0, 100.0),

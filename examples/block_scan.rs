@@ -57,7 +57,11 @@ pub fn compute(stream: &Stream, x: &[u32]) -> Result<Vec<u32>> {
 
 /// Random data, a multiple of 1024 long.
 pub fn inputs(dev: &Device) -> Vec<u32> {
-    cuprum_testkit::random_u32(if dev.is_simulator() { 1 << 16 } else { 1 << 26 })
+    cuprum_testkit::random_u32(if cuprum_testkit::small_inputs(dev) {
+        1 << 16
+    } else {
+        1 << 26
+    })
 }
 
 /// Checks every element against a CPU scan, exactly.

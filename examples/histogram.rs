@@ -32,7 +32,11 @@ pub fn compute(stream: &Stream, data: &[u32], blocks: u32) -> Result<Vec<u32>> {
 
 /// Random data.
 pub fn inputs(dev: &Device) -> Vec<u32> {
-    cuprum_testkit::random_u32(if dev.is_simulator() { 1 << 20 } else { 1 << 26 })
+    cuprum_testkit::random_u32(if cuprum_testkit::small_inputs(dev) {
+        1 << 20
+    } else {
+        1 << 26
+    })
 }
 
 /// Checks against a CPU histogram, exactly.

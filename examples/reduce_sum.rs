@@ -47,7 +47,7 @@ pub fn compute(stream: &Stream, x: &[f32], blocks: u32) -> Result<f32> {
 
 /// Random positive inputs (so that a relative tolerance is meaningful).
 pub fn inputs(dev: &Device) -> Vec<f32> {
-    let n = if dev.is_simulator() {
+    let n = if cuprum_testkit::small_inputs(dev) {
         (1 << 20) + 17
     } else {
         1 << 26

@@ -65,7 +65,11 @@ pub fn compute(stream: &Stream, x: &[f32]) -> Result<Vec<f32>> {
 
 /// Random rows of 1024.
 pub fn inputs(dev: &Device) -> Vec<f32> {
-    let rows = if dev.is_simulator() { 64 } else { 65536 };
+    let rows = if cuprum_testkit::small_inputs(dev) {
+        64
+    } else {
+        65536
+    };
     cuprum_testkit::random_f32(rows * 1024, -4.0, 4.0)
 }
 

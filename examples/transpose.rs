@@ -38,7 +38,7 @@ pub fn compute(stream: &Stream, m: &[f32], rows: u32, cols: u32) -> Result<Vec<f
 
 /// A random matrix and its shape (not multiples of 32 on the simulator, to test the edges).
 pub fn inputs(dev: &Device) -> (Vec<f32>, u32, u32) {
-    let (rows, cols) = if dev.is_simulator() {
+    let (rows, cols) = if cuprum_testkit::small_inputs(dev) {
         (300, 170)
     } else {
         (8192, 8192)

@@ -70,6 +70,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_refs::block_scan_with_helper,
         device_refs::parts,
         device_refs::closures,
+        device_refs::functions_as_values,
         cooperative::rounds,
         intrinsics::warp_masks,
         intrinsics::fast_math,
