@@ -52,7 +52,7 @@ pub fn write_kept(
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let stream = dev.default_stream();
-    let n = if dev.is_simulator() { 300_001 } else { 50_000_017 };
+    let n = if cuprum_testkit::small_inputs(dev) { 300_001 } else { 50_000_017 };
     let energy = cuprum_testkit::random_f32(n, 0.0, 10.0);
     let threshold = 7.5;
     let blocks = n.div_ceil(BLOCK as usize);

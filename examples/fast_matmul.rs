@@ -80,7 +80,7 @@ pub fn check(
 
 /// Runs the example on `dev` (shapes that are not multiples of the tile).
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let (m, n, k) = if dev.is_simulator() {
+    let (m, n, k) = if cuprum_testkit::small_inputs(dev) {
         (50, 37, 45)
     } else {
         (1000, 1500, 777)

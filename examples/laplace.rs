@@ -54,7 +54,7 @@ pub fn sweep(out: &mut [f32], inp: &[f32], nx: usize, ny: usize) {
 
 /// Runs the example on `dev`: a few sweeps, compared bit for bit with the CPU's.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let (nx, ny) = if dev.is_simulator() {
+    let (nx, ny) = if cuprum_testkit::small_inputs(dev) {
         (130, 67)
     } else {
         (4099, 2050)

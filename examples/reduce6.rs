@@ -78,7 +78,7 @@ pub fn check(got: &[f32], want: &[f64]) -> std::result::Result<String, String> {
 
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let (n, blocks) = if dev.is_simulator() {
+    let (n, blocks) = if cuprum_testkit::small_inputs(dev) {
         (100_001, 20)
     } else {
         (1 << 24, 1024)

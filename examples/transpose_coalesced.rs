@@ -57,7 +57,7 @@ pub fn reference(m: &[f32], width: usize, height: usize) -> Vec<f32> {
 
 /// Runs the example on `dev` (sizes that are not multiples of the tile on the simulator).
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let (width, height) = if dev.is_simulator() {
+    let (width, height) = if cuprum_testkit::small_inputs(dev) {
         (150, 77)
     } else {
         (8000, 6001)
