@@ -773,6 +773,13 @@ fn emit_impl(
             #[doc(hidden)]
             #vis const INFO: ::cuprum::__private::KernelInfo = ::cuprum::__private::KernelInfo {
                 name: #entry,
+                cache: {
+                    fn cache() -> &'static ::cuprum::__private::FunctionCache {
+                        static CACHE: ::cuprum::__private::FunctionCache = ::cuprum::__private::FunctionCache::new();
+                        &CACHE
+                    }
+                    cache
+                },
                 ptx: #ptx,
                 checked: #checked,
                 max_threads: #max_threads,
@@ -792,12 +799,11 @@ fn emit_impl(
             ) -> ::cuprum::Result<()> {
                 use ::cuprum::__private::PushKernelArg as _;
                 #sim_body
-                static __CUPRUM_CACHE: ::cuprum::__private::FunctionCache = ::cuprum::__private::FunctionCache::new();
                 let __cuprum_config: ::cuprum::LaunchConfig = __cuprum_config.into();
                 match ::cuprum::__private::backend(__cuprum_stream) {
                     ::cuprum::__private::Backend::Gpu(__cuprum_gpu) => {
                         let ::core::option::Option::Some(__cuprum_launch) =
-                            __cuprum_gpu.prepare(&__CUPRUM_CACHE, &Self::INFO, &__cuprum_config)?
+                            __cuprum_gpu.prepare(&Self::INFO, &__cuprum_config)?
                         else {
                             return ::core::result::Result::Ok(());
                         };

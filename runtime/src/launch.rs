@@ -1,0 +1,409 @@
+//! Launches: what `#[kernel]`'s expansion calls (re-exported as `cuprum::__private`): the
+//! stream's backend, the launch's validation (`validate.rs`) and module (`module.rs`), the
+//! arguments, and the launch itself. Its signatures are the contract between the macro and
+//! the runtime.
+
+use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::{
+    CudaFunction, CudaStream, DeviceRepr, DeviceSlice as _, LaunchArgs, PushKernelArg,
+};
+use cuprum_std::sim::{run_grid, GridSpec, SimSlice, SimSliceMut, Stop, Thread};
+
+use crate::buffer::{DeviceSlice, DeviceSliceMut, KeepAlive, Repr, ReprMut};
+use crate::capture::LaunchGate;
+use crate::config::LaunchConfig;
+use crate::device::{Device, DeviceCore};
+use crate::element::Element;
+use crate::error::{DriverContext, Error, KernelPanic, Result};
+use crate::panic_record::PanicRecord;
+use crate::registry::KernelInfo;
+use crate::stream::{Stream, StreamKind};
+use crate::validate::{check_config, check_shared};
+
+/// What `launch!` takes as its stream: a [`Stream`] (or a reference to one).
+#[diagnostic::on_unimplemented(
+    message = "a kernel is launched on a `Stream`, not on `{Self}`",
+    label = "expected a `Stream`",
+    note = "write `dev.default_stream()`, or make one with `dev.new_stream()?`"
+)]
+pub trait LaunchStream {
+    /// The stream.
+    fn launch_stream(&self) -> &Stream;
+}
+
+impl LaunchStream for Stream {
+    fn launch_stream(&self) -> &Stream {
+        self
+    }
+}
+
+impl<T: LaunchStream + ?Sized> LaunchStream for &T {
+    fn launch_stream(&self) -> &Stream {
+        (**self).launch_stream()
+    }
+}
+
+/// The stream of a `launch!`.
+pub fn launch_stream<S: LaunchStream + ?Sized>(stream: &S) -> &Stream {
+    stream.launch_stream()
+}
+
+/// Where a launch runs.
+pub enum Backend<'a> {
+    /// A CUDA GPU.
+    Gpu(GpuStream<'a>),
+    /// The CPU simulator.
+    Sim(SimStream<'a>),
+}
+
+/// The backend of a stream.
+pub fn backend(stream: &Stream) -> Backend<'_> {
+    match &stream.core.kind {
+        StreamKind::Gpu { cuda, panic } => Backend::Gpu(GpuStream {
+            stream,
+            cuda,
+            panic,
+        }),
+        StreamKind::Sim { .. } => Backend::Sim(SimStream { stream }),
+    }
+}
+
+/// A stream on a GPU, seen by a launch.
+pub struct GpuStream<'a> {
+    stream: &'a Stream,
+    cuda: &'a Arc<CudaStream>,
+    panic: &'a OnceLock<PanicRecord>,
+}
+
+/// A validated launch, ready for arguments.
+pub struct GpuLaunch<'a> {
+    cuda: &'a CudaStream,
+    function: CudaFunction,
+    config: cudarc::driver::LaunchConfig,
+    panic_arg: Option<u64>,
+    /// The grid barrier's zeroed word (cooperative kernels): allocated on the stream for this
+    /// launch, freed in stream order after it.
+    grid_word: Option<cudarc::driver::CudaSlice<u32>>,
+}
+
+/// A read-only slice argument: the address and its length.
+pub struct GpuSlice<'a, T> {
+    /// The memory's device address.
+    pub view: KernelPtr,
+    /// Its length, as the kernel's `u64` parameter.
+    pub len: u64,
+    _borrow: PhantomData<&'a [T]>,
+}
+
+/// A writable slice argument: the address and its length.
+pub struct GpuSliceMut<'a, T> {
+    /// The memory's device address.
+    pub view: KernelPtr,
+    /// Its length, as the kernel's `u64` parameter.
+    pub len: u64,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+/// A slice argument's device address. Launches pass it as a plain value: the ordering that
+/// cudarc's views would add (events waited on and recorded at every launch, and only while a
+/// context has several streams) is done by Cuprum's own bookkeeping (`order.rs`), which costs
+/// no driver call for memory used on one stream.
+#[repr(transparent)]
+pub struct KernelPtr(u64);
+
+// SAFETY: a `u64` device address, the kernel's pointer parameter.
+unsafe impl DeviceRepr for KernelPtr {}
+
+// SAFETY: pushes the address of the `u64` the kernel reads as its pointer parameter; the
+// reference outlives the launch arguments.
+unsafe impl<'a, 'b: 'a> PushKernelArg<&'b mut KernelPtr> for LaunchArgs<'a> {
+    #[inline(always)]
+    fn arg(&mut self, arg: &'b mut KernelPtr) -> &mut Self {
+        let shared: &'b KernelPtr = arg;
+        <Self as PushKernelArg<&'b KernelPtr>>::arg(self, shared)
+    }
+}
+
+impl<'a> GpuStream<'a> {
+    fn core(&self) -> &DeviceCore {
+        &self.stream.core.device.core
+    }
+
+    /// Validates `config` for this kernel on this device and gets the loaded function.
+    /// `Ok(None)` for an empty grid: nothing to launch.
+    pub fn prepare(
+        &self,
+        info: &'static KernelInfo,
+        config: &LaunchConfig,
+    ) -> Result<Option<GpuLaunch<'a>>> {
+        let gate = self.stream.launch_gate()?;
+        let dev = self.core();
+        if !check_config(dev, info, config)? {
+            return Ok(None);
+        }
+        let loaded = info.load(dev)?;
+        let threads = config.threads_per_block();
+        if threads > loaded.max_threads as u64 {
+            return Err(Error::LaunchConfig(format!(
+                "kernel `{}` can run at most {} threads per block on {} (its register use limits it), but the block has {threads}",
+                info.name, loaded.max_threads, dev.name
+            )));
+        }
+        check_shared(dev, info.name, loaded.static_shared, config.shared_bytes)?;
+        loaded.allow_dynamic_shared(config.shared_bytes)?;
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
+        if gate == LaunchGate::Load {
+            return Ok(None);
+        }
+        let grid_word = if info.grid_sync {
+            Some(
+                self.cuda
+                    .alloc_zeros::<u32>(2)
+                    .during("allocating the grid barrier of a cooperative launch")?,
+            )
+        } else {
+            None
+        };
+        let panic_arg = if info.checked {
+            Some(self.panic_record()?.device_ptr())
+        } else {
+            None
+        };
+        let d = |v: cuprum_std::Dim3| (v.x, v.y, v.z);
+        Ok(Some(GpuLaunch {
+            cuda: self.cuda,
+            function: loaded.function,
+            config: cudarc::driver::LaunchConfig {
+                grid_dim: d(config.grid),
+                block_dim: d(config.block),
+                shared_mem_bytes: config.shared_bytes,
+            },
+            panic_arg,
+            grid_word,
+        }))
+    }
+
+    fn panic_record(&self) -> Result<&'a PanicRecord> {
+        if let Some(r) = self.panic.get() {
+            return Ok(r);
+        }
+        let record = PanicRecord::new(self.cuda)?;
+        Ok(self.panic.get_or_init(|| record))
+    }
+
+    /// A `&[T]` argument: ordered after other streams' writes of the memory (or, in a
+    /// capture, kept for the graph's replays to order).
+    pub fn slice<'b, T: Element>(
+        &self,
+        s: &'b (impl DeviceSlice<T> + ?Sized),
+    ) -> Result<GpuSlice<'b, T>> {
+        let v = s.__view();
+        same_device(self.stream, v.device())?;
+        let Repr::Gpu(view) = &v.repr else {
+            unreachable!("a GPU's buffers are GPU memory")
+        };
+        same_context(self.cuda, view.stream())?;
+        if !captured(self.stream, || v.keep_alive()) {
+            v.before_use(self.cuda)?;
+        }
+        Ok(GpuSlice {
+            view: KernelPtr(v.kernel_ptr()),
+            len: view.len() as u64,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// A `&mut [T]` argument: ordered after other streams' reads and writes of the memory
+    /// (or, in a capture, kept for the graph's replays to order).
+    pub fn slice_mut<'b, T: Element>(
+        &self,
+        s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
+    ) -> Result<GpuSliceMut<'b, T>> {
+        let mut v = s.__view_mut();
+        same_device(self.stream, v.device())?;
+        let ReprMut::Gpu(view) = &v.repr else {
+            unreachable!("a GPU's buffers are GPU memory")
+        };
+        same_context(self.cuda, view.stream())?;
+        let len = view.len() as u64;
+        if !captured(self.stream, || v.keep_alive()) {
+            v.before_use(self.cuda)?;
+        }
+        Ok(GpuSliceMut {
+            view: KernelPtr(v.kernel_ptr()),
+            len,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// Whether `stream` is a graph capture's handle: then a launch's use of memory is kept for
+/// the graph, which orders each replay, and not ordered now.
+fn captured(stream: &Stream, keep: impl FnOnce() -> Option<KeepAlive>) -> bool {
+    match &stream.core.capture {
+        Some(capture) => {
+            capture.keep(keep);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Memory swapped into a buffer through `cuda_slice_mut` must belong to the launch's context.
+fn same_context(launch: &CudaStream, memory: &CudaStream) -> Result<()> {
+    if launch.context().cu_ctx() == memory.context().cu_ctx() {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice(format!(
+            "launch: a buffer holds memory of GPU {} (a cudarc slice assigned to it), passed to a launch on GPU {}",
+            memory.context().ordinal(),
+            launch.context().ordinal()
+        )))
+    }
+}
+
+/// A buffer passed to a launch must live on the launch's device.
+fn same_device(stream: &Stream, buffer: &Device) -> Result<()> {
+    let launch = stream.device();
+    if buffer.same(launch) {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice(format!(
+            "launch: a buffer on {} (device {}) was passed to a launch on {} (device {})",
+            buffer.name(),
+            buffer.ordinal(),
+            launch.name(),
+            launch.ordinal()
+        )))
+    }
+}
+
+/// A stream on the simulator, seen by a launch.
+pub struct SimStream<'a> {
+    stream: &'a Stream,
+}
+
+impl SimStream<'_> {
+    /// A `&[T]` argument.
+    ///
+    /// # Safety
+    /// The view carries no lifetime: the caller uses it only while `s` is borrowed (within
+    /// the launch it is made for).
+    pub unsafe fn slice<T: Element>(
+        &self,
+        s: &(impl DeviceSlice<T> + ?Sized),
+    ) -> Result<SimSlice<T>> {
+        let v = s.__view();
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            Repr::Sim(view, _) => Ok(view),
+            Repr::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
+        }
+    }
+
+    /// A `&mut [T]` argument.
+    ///
+    /// # Safety
+    /// As [`SimStream::slice`], while `s` is borrowed exclusively.
+    pub unsafe fn slice_mut<T: Element>(
+        &self,
+        s: &mut (impl DeviceSliceMut<T> + ?Sized),
+    ) -> Result<SimSliceMut<T>> {
+        let v = s.__view_mut();
+        same_device(self.stream, v.device())?;
+        match v.repr {
+            ReprMut::Sim(view, _) => Ok(view),
+            ReprMut::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
+        }
+    }
+
+    /// Runs the kernel's simulator body over the grid. Like a GPU launch, a failure inside the
+    /// kernel is reported by the stream's next synchronisation; an invalid configuration is
+    /// an error now.
+    ///
+    /// The views `body` captured (from `slice`/`slice_mut`) point into the caller's buffers,
+    /// which stay borrowed by the caller until this returns: the simulator runs the whole
+    /// grid before returning.
+    pub fn launch(
+        &self,
+        info: &'static KernelInfo,
+        config: &LaunchConfig,
+        body: impl Fn(&Thread) -> Result<(), Stop> + Sync,
+    ) -> Result<()> {
+        let record_only = self.stream.launch_gate()? != LaunchGate::Run;
+        let dev = &self.stream.core.device.core;
+        if !check_config(dev, info, config)? {
+            return Ok(());
+        }
+        check_shared(dev, info.name, info.static_shared(), config.shared_bytes)?;
+        if info.grid_sync {
+            crate::occupancy::check_cooperative(dev, info, config)?;
+        }
+        if record_only {
+            // Captured into a graph: checked now, run at each replay.
+            return Ok(());
+        }
+        let spec = GridSpec {
+            grid: config.grid,
+            block: config.block,
+            shared: info.shared,
+            dynamic_shared_bytes: config.shared_bytes as usize,
+            cooperative: info.cooperative,
+            frame_bytes: info.frame_bytes,
+            workers: dev.multiprocessors as usize,
+            grid_sync: info.grid_sync,
+        };
+        if let Err(f) = run_grid(&spec, &body) {
+            let (file, line, column) =
+                f.loc
+                    .map(|l| (l.file, l.line, l.column))
+                    .unwrap_or(("<unknown>", 0, 0));
+            self.stream
+                .defer_error(Error::KernelPanic(Box::new(KernelPanic {
+                    kernel: info.name.to_string(),
+                    message: f.message,
+                    file,
+                    line,
+                    column,
+                    block: f.block,
+                    thread: f.thread,
+                })));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> GpuLaunch<'a> {
+    /// The argument builder; push the kernel's arguments in order, then call `finish`.
+    pub fn builder(&self) -> LaunchArgs<'_> {
+        self.cuda.launch_builder(&self.function)
+    }
+
+    /// Pushes the hidden panic-record argument and launches.
+    ///
+    /// # Safety
+    /// `args` holds exactly the kernel's parameters, in order, with their types: each slice
+    /// as the address and length of a [`GpuSlice`] or [`GpuSliceMut`] made by this launch's
+    /// stream (so ordered and alive), then the scalars. `launch` expansions push them from
+    /// the kernel's checked signature.
+    pub unsafe fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
+        if let Some(p) = &self.panic_arg {
+            args.arg(p);
+        }
+        if let Some(w) = &self.grid_word {
+            args.arg(w);
+            // SAFETY: as below; `prepare` checked that every block is resident at once.
+            unsafe { args.launch_cooperative(self.config) }
+                .during("launching a cooperative kernel")?;
+            return Ok(());
+        }
+        // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
+        // checked signature; slices are pushed as (device pointer, length) pairs of live views.
+        unsafe { args.launch(self.config) }.during("launching a kernel")?;
+        Ok(())
+    }
+}
