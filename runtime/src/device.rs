@@ -212,7 +212,7 @@ impl Device {
     /// # Errors
     /// As [`Device::gpu`] when a GPU is demanded; [`Error::BadDeviceSelector`] for an unknown
     /// `CUPRUM_DEVICE`.
-    #[allow(clippy::should_implement_trait)] // DESIGN §3 names it; it is fallible, unlike Default.
+    #[allow(clippy::should_implement_trait)] // The name users expect; it is fallible, unlike Default.
     pub fn default() -> Result<Device> {
         match std::env::var("CUPRUM_DEVICE") {
             Ok(sel) => match parse_selector(&sel)? {
