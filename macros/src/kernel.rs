@@ -482,10 +482,12 @@ fn signature(params: &[HostParam]) -> Vec<TokenStream> {
         .iter()
         .map(|p| match p {
             HostParam::Slice { name, elem, mutable: true } => {
-                quote_spanned!(elem.span()=> #name: &mut (impl ::cuprum::DeviceSliceMut<#elem> + ?::core::marker::Sized))
+                let rt = crate::private_at(elem.span());
+                quote_spanned!(elem.span()=> #name: &mut (impl #rt::DeviceSliceMut<#elem> + ?::core::marker::Sized))
             }
             HostParam::Slice { name, elem, mutable: false } => {
-                quote_spanned!(elem.span()=> #name: &(impl ::cuprum::DeviceSlice<#elem> + ?::core::marker::Sized))
+                let rt = crate::private_at(elem.span());
+                quote_spanned!(elem.span()=> #name: &(impl #rt::DeviceSlice<#elem> + ?::core::marker::Sized))
             }
             HostParam::Scalar { name, ty } => quote!(#name: #ty),
         })
@@ -536,13 +538,14 @@ fn emit(
     // What `launch!` calls: `kernel::__cuprum_launcher(stream, config).launch(args..)`, one
     // type for the kernel, generic like it, with a `launch` per instance.
     let launcher_name = format_ident!("__cuprum_launcher_{}", name);
+    let rt = crate::private();
     let launcher_item = quote! {
         #(#cfg)*
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #launcher_name<'s, #(#decls),*> {
-            stream: &'s ::cuprum::Stream,
-            config: ::cuprum::LaunchConfig,
+            stream: &'s #rt::Stream,
+            config: #rt::LaunchConfig,
             instance: ::core::marker::PhantomData<fn() -> (#(#types,)*)>,
         }
     };
@@ -626,6 +629,7 @@ fn emit_impl(
     } = instance;
     let signature = signature(params);
     let unsafety = launch_unsafety(options);
+    let rt = crate::private();
     let mut doc_launch = format!(
         "Launches `{name}` on `stream`: `launch!({name}<<<grid, block, stream>>>(..))` is the same call.\n\n\
          # Errors\nAn invalid configuration or a buffer from another device is an error before anything runs; \
@@ -673,7 +677,7 @@ fn emit_impl(
                 /// The kernel's PTX entry name.
                 #vis const NAME: &'static str = #entry;
                 #[doc = #doc_launch]
-                #vis #unsafety fn launch(__cuprum_stream: &::cuprum::Stream, __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>, #(#signature),*) -> ::cuprum::Result<()> {
+                #vis #unsafety fn launch(__cuprum_stream: &#rt::Stream, __cuprum_config: impl ::core::convert::Into<#rt::LaunchConfig>, #(#signature),*) -> #rt::Result<()> {
                     ::core::unreachable!()
                 }
             }
@@ -701,47 +705,32 @@ fn emit_impl(
             None => quote!(::core::option::Option::None),
         };
         let at = cuprum_codegen::sim::site_location(s.span);
-        quote_spanned!(s.span=> ::cuprum::__private::Site {
-            kind: ::cuprum::__private::CheckKind::#kind,
+        let rt = crate::private_at(s.span);
+        quote_spanned!(s.span=> #rt::Site {
+            kind: #rt::CheckKind::#kind,
             #at,
             message: #message,
         })
     });
-    let mut prepare = Vec::new();
-    let mut push = Vec::new();
-    let mut sim_prepare = Vec::new();
-    let mut sim_args = Vec::new();
+    // Each argument becomes the runtime's `KernelArg` for its parameter (which owns the
+    // calling convention), once for a GPU and once for the simulator.
+    let mut args = Vec::new();
+    let mut locals = Vec::new();
     for (i, p) in params.iter().enumerate() {
-        let local = format_ident!("__cuprum_arg{}", i);
-        match p {
+        locals.push(format_ident!("__cuprum_arg{}", i));
+        args.push(match p {
             HostParam::Slice {
                 name,
                 mutable: true,
                 ..
-            } => {
-                prepare.push(quote!(let mut #local = __cuprum_gpu.slice_mut(#name)?;));
-                push.push(quote!(__cuprum_args.arg(&mut #local.view).arg(&#local.len);));
-                // SAFETY (of the emitted call): the view is used only by the launch below, which
-                // runs the whole grid while the argument is borrowed.
-                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice_mut(#name) }?;));
-                sim_args.push(quote!(#local));
-            }
+            } => quote!(#rt::SliceMut::new(#name)),
             HostParam::Slice {
                 name,
                 mutable: false,
                 ..
-            } => {
-                prepare.push(quote!(let #local = __cuprum_gpu.slice(#name)?;));
-                push.push(quote!(__cuprum_args.arg(&#local.view).arg(&#local.len);));
-                // SAFETY (of the emitted call): as for `slice_mut` above.
-                sim_prepare.push(quote!(let #local = unsafe { __cuprum_sim.slice(#name) }?;));
-                sim_args.push(quote!(#local));
-            }
-            HostParam::Scalar { name, .. } => {
-                push.push(quote!(__cuprum_args.arg(&#name);));
-                sim_args.push(quote!(#name));
-            }
-        }
+            } => quote!(#rt::Slice::new(#name)),
+            HostParam::Scalar { name, .. } => quote!(#rt::Value(#name)),
+        });
     }
     let sim_body_name = format_ident!("__cuprum_sim_body");
     let sim_body = cuprum_codegen::sim::emit_body(&k.program, &sim_body_name);
@@ -771,11 +760,11 @@ fn emit_impl(
             /// The kernel's PTX entry name.
             #vis const NAME: &'static str = #entry;
             #[doc(hidden)]
-            #vis const INFO: ::cuprum::__private::KernelInfo = ::cuprum::__private::KernelInfo {
+            #vis const INFO: #rt::KernelInfo = #rt::KernelInfo {
                 name: #entry,
                 cache: {
-                    fn cache() -> &'static ::cuprum::__private::FunctionCache {
-                        static CACHE: ::cuprum::__private::FunctionCache = ::cuprum::__private::FunctionCache::new();
+                    fn cache() -> &'static #rt::FunctionCache {
+                        static CACHE: #rt::FunctionCache = #rt::FunctionCache::new();
                         &CACHE
                     }
                     cache
@@ -788,35 +777,34 @@ fn emit_impl(
                 cooperative: #cooperative,
                 frame_bytes: #frame_bytes,
                 grid_sync: #grid_sync,
-                shared: &[#(::cuprum::gpu::sim::SharedDecl { bytes: #shared_bytes }),*],
+                shared: &[#(#rt::sim::SharedDecl { bytes: #shared_bytes }),*],
             };
 
             #[doc = #doc_launch]
             #vis #unsafety fn launch(
-                __cuprum_stream: &::cuprum::Stream,
-                __cuprum_config: impl ::core::convert::Into<::cuprum::LaunchConfig>,
+                __cuprum_stream: &#rt::Stream,
+                __cuprum_config: impl ::core::convert::Into<#rt::LaunchConfig>,
                 #(#signature),*
-            ) -> ::cuprum::Result<()> {
-                use ::cuprum::__private::PushKernelArg as _;
+            ) -> #rt::Result<()> {
                 #sim_body
-                let __cuprum_config: ::cuprum::LaunchConfig = __cuprum_config.into();
-                match ::cuprum::__private::backend(__cuprum_stream) {
-                    ::cuprum::__private::Backend::Gpu(__cuprum_gpu) => {
+                let __cuprum_config: #rt::LaunchConfig = __cuprum_config.into();
+                match #rt::backend(__cuprum_stream) {
+                    #rt::Backend::Gpu(__cuprum_gpu) => {
                         let ::core::option::Option::Some(__cuprum_launch) =
                             __cuprum_gpu.prepare(&Self::INFO, &__cuprum_config)?
                         else {
                             return ::core::result::Result::Ok(());
                         };
-                        #(#prepare)*
-                        let mut __cuprum_args = __cuprum_launch.builder();
-                        #(#push)*
-                        // SAFETY: the arguments pushed above are the kernel's parameters, in
-                        // order, from its checked signature.
-                        unsafe { __cuprum_launch.finish(__cuprum_args) }
+                        #(let #locals = __cuprum_gpu.arg(#args)?;)*
+                        // SAFETY: the arguments are the kernel's parameters, in order, made
+                        // from its checked signature on this launch's stream.
+                        unsafe { __cuprum_launch.launch(&[#(&#locals),*]) }
                     }
-                    ::cuprum::__private::Backend::Sim(__cuprum_sim) => {
-                        #(#sim_prepare)*
-                        __cuprum_sim.launch(&Self::INFO, &__cuprum_config, move |__cuprum_t| #sim_body_name(__cuprum_t, #(#sim_args),*))
+                    #rt::Backend::Sim(__cuprum_sim) => {
+                        // SAFETY: the views are used only by the launch below, which runs the
+                        // whole grid while the arguments are borrowed.
+                        #(let #locals = unsafe { __cuprum_sim.arg(#args) }?;)*
+                        __cuprum_sim.launch(&Self::INFO, &__cuprum_config, move |__cuprum_t| #sim_body_name(__cuprum_t, #(#locals),*))
                     }
                 }
             }
@@ -870,6 +858,7 @@ fn launcher(
         ..
     } = instance;
     let unsafety = launch_unsafety(options);
+    let rt = crate::private();
     let (doc, call) = if options.checked {
         (
             "Launches the kernel with these arguments.".to_string(),
@@ -887,7 +876,7 @@ fn launcher(
         #[allow(dead_code)]
         impl #impl_generics #self_ty {
             #[doc(hidden)]
-            #vis fn __cuprum_launcher(stream: &::cuprum::Stream, config: ::cuprum::LaunchConfig) -> #launcher_ty {
+            #vis fn __cuprum_launcher(stream: &#rt::Stream, config: #rt::LaunchConfig) -> #launcher_ty {
                 #launcher_name { stream, config, instance: ::core::marker::PhantomData }
             }
         }
@@ -896,7 +885,7 @@ fn launcher(
         #[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]
         impl #impl_generics #launcher_ty {
             #[doc = #doc]
-            #vis #unsafety fn launch(self, #(#signature),*) -> ::cuprum::Result<()> {
+            #vis #unsafety fn launch(self, #(#signature),*) -> #rt::Result<()> {
                 #call
             }
         }

@@ -88,47 +88,145 @@ pub struct GpuLaunch<'a> {
     grid_word: Option<cudarc::driver::CudaSlice<u32>>,
 }
 
-/// A read-only slice argument: the address and its length.
-pub struct GpuSlice<'a, T> {
-    /// The memory's device address.
-    pub view: KernelPtr,
-    /// Its length, as the kernel's `u64` parameter.
-    pub len: u64,
-    _borrow: PhantomData<&'a [T]>,
+/// One argument of a launch, as the expansion passes it: [`Slice`] for a `&[T]` parameter,
+/// [`SliceMut`] for `&mut [T]`, [`Value`] for a parameter by value (a scalar, an array or a
+/// `DeviceCopy` struct). The runtime owns the calling convention: on a GPU a slice is its
+/// device address and its length (a `u64`), a value its bytes; on the simulator the kernel's
+/// body takes a view of the slice, or the value.
+pub trait KernelArg {
+    /// What a GPU launch passes (it lives until the launch is queued).
+    type Gpu: GpuArg;
+    /// What the simulator's kernel body takes.
+    type Sim;
+    /// The argument for a launch on `stream`: memory of another device is an error, and a
+    /// slice is ordered after other streams' conflicting uses of it (or, in a graph capture,
+    /// kept for the graph to order).
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`]; driver errors.
+    fn gpu(self, stream: &GpuStream<'_>) -> Result<Self::Gpu>;
+    /// The argument for a launch on `stream`.
+    ///
+    /// # Errors
+    /// [`Error::WrongDevice`].
+    ///
+    /// # Safety
+    /// A slice's view carries no lifetime: the caller uses it only while the argument is
+    /// borrowed (within the launch it is made for).
+    unsafe fn sim(self, stream: &SimStream<'_>) -> Result<Self::Sim>;
 }
 
-/// A writable slice argument: the address and its length.
-pub struct GpuSliceMut<'a, T> {
-    /// The memory's device address.
-    pub view: KernelPtr,
-    /// Its length, as the kernel's `u64` parameter.
-    pub len: u64,
-    _borrow: PhantomData<&'a mut [T]>,
+/// A kernel parameter's value on a GPU, ready to be passed: see [`KernelArg`].
+pub trait GpuArg {
+    /// Appends the parameter's values (a slice: its address, then its length) to `args`.
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>);
 }
 
-/// A slice argument's device address. Launches pass it as a plain value: the ordering that
-/// cudarc's views would add (events waited on and recorded at every launch, and only while a
-/// context has several streams) is done by Cuprum's own bookkeeping (`order.rs`), which costs
-/// no driver call for memory used on one stream.
-#[repr(transparent)]
-pub struct KernelPtr(u64);
+/// A `&[T]` argument.
+pub struct Slice<'b, T, S: ?Sized>(&'b S, PhantomData<fn() -> T>);
 
-// SAFETY: a `u64` device address, the kernel's pointer parameter.
-unsafe impl DeviceRepr for KernelPtr {}
-
-// SAFETY: pushes the address of the `u64` the kernel reads as its pointer parameter; the
-// reference outlives the launch arguments.
-unsafe impl<'a, 'b: 'a> PushKernelArg<&'b mut KernelPtr> for LaunchArgs<'a> {
+impl<'b, T: Element, S: DeviceSlice<T> + ?Sized> Slice<'b, T, S> {
+    /// The argument `s`.
     #[inline(always)]
-    fn arg(&mut self, arg: &'b mut KernelPtr) -> &mut Self {
-        let shared: &'b KernelPtr = arg;
-        <Self as PushKernelArg<&'b KernelPtr>>::arg(self, shared)
+    pub fn new(s: &'b S) -> Self {
+        Slice(s, PhantomData)
+    }
+}
+
+/// A `&mut [T]` argument.
+pub struct SliceMut<'b, T, S: ?Sized>(&'b mut S, PhantomData<fn() -> T>);
+
+impl<'b, T: Element, S: DeviceSliceMut<T> + ?Sized> SliceMut<'b, T, S> {
+    /// The argument `s`.
+    #[inline(always)]
+    pub fn new(s: &'b mut S) -> Self {
+        SliceMut(s, PhantomData)
+    }
+}
+
+/// An argument by value: its bytes are the kernel's parameter.
+pub struct Value<T>(pub T);
+
+impl<'b, T: Element, S: DeviceSlice<T> + ?Sized> KernelArg for Slice<'b, T, S> {
+    type Gpu = GpuSlice<'b, T>;
+    type Sim = SimSlice<T>;
+    #[inline(always)]
+    fn gpu(self, stream: &GpuStream<'_>) -> Result<GpuSlice<'b, T>> {
+        stream.slice(self.0)
+    }
+    #[inline(always)]
+    unsafe fn sim(self, stream: &SimStream<'_>) -> Result<SimSlice<T>> {
+        // SAFETY: the caller's promise.
+        unsafe { stream.slice(self.0) }
+    }
+}
+
+impl<'b, T: Element, S: DeviceSliceMut<T> + ?Sized> KernelArg for SliceMut<'b, T, S> {
+    type Gpu = GpuSlice<'b, T>;
+    type Sim = SimSliceMut<T>;
+    #[inline(always)]
+    fn gpu(self, stream: &GpuStream<'_>) -> Result<GpuSlice<'b, T>> {
+        stream.slice_mut(self.0)
+    }
+    #[inline(always)]
+    unsafe fn sim(self, stream: &SimStream<'_>) -> Result<SimSliceMut<T>> {
+        // SAFETY: the caller's promise.
+        unsafe { stream.slice_mut(self.0) }
+    }
+}
+
+impl<T: DeviceRepr> KernelArg for Value<T> {
+    type Gpu = Value<T>;
+    type Sim = T;
+    #[inline(always)]
+    fn gpu(self, _: &GpuStream<'_>) -> Result<Value<T>> {
+        Ok(self)
+    }
+    #[inline(always)]
+    unsafe fn sim(self, _: &SimStream<'_>) -> Result<T> {
+        Ok(self.0)
+    }
+}
+
+impl<T: DeviceRepr> GpuArg for Value<T> {
+    #[inline(always)]
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
+        args.arg(&self.0);
+    }
+}
+
+/// A slice argument on a GPU: its device address and its length, ordered (and, for a
+/// `&mut [T]`, borrowed exclusively) for the launch.
+pub struct GpuSlice<'b, T> {
+    /// The memory's device address. Launches pass it as a plain value: the ordering that
+    /// cudarc's views would add (events waited on and recorded at every launch, and only
+    /// while a context has several streams) is done by Cuprum's own bookkeeping (`order.rs`),
+    /// which costs no driver call for memory used on one stream.
+    ptr: u64,
+    /// Its length, the kernel's `u64` parameter after the pointer.
+    len: u64,
+    _borrow: PhantomData<&'b [T]>,
+}
+
+impl<T> GpuArg for GpuSlice<'_, T> {
+    #[inline(always)]
+    fn push<'a>(&'a self, args: &mut LaunchArgs<'a>) {
+        args.arg(&self.ptr).arg(&self.len);
     }
 }
 
 impl<'a> GpuStream<'a> {
     fn core(&self) -> &DeviceCore {
         &self.stream.core.device.core
+    }
+
+    /// The argument `arg` for a launch on this stream (see [`KernelArg::gpu`]).
+    ///
+    /// # Errors
+    /// As [`KernelArg::gpu`].
+    #[inline(always)]
+    pub fn arg<A: KernelArg>(&self, arg: A) -> Result<A::Gpu> {
+        arg.gpu(self)
     }
 
     /// Validates `config` for this kernel on this device and gets the loaded function.
@@ -197,7 +295,7 @@ impl<'a> GpuStream<'a> {
 
     /// A `&[T]` argument: ordered after other streams' writes of the memory (or, in a
     /// capture, kept for the graph's replays to order).
-    pub fn slice<'b, T: Element>(
+    fn slice<'b, T: Element>(
         &self,
         s: &'b (impl DeviceSlice<T> + ?Sized),
     ) -> Result<GpuSlice<'b, T>> {
@@ -211,7 +309,7 @@ impl<'a> GpuStream<'a> {
             v.before_use(self.cuda)?;
         }
         Ok(GpuSlice {
-            view: KernelPtr(v.kernel_ptr()),
+            ptr: v.kernel_ptr(),
             len: view.len() as u64,
             _borrow: PhantomData,
         })
@@ -219,10 +317,10 @@ impl<'a> GpuStream<'a> {
 
     /// A `&mut [T]` argument: ordered after other streams' reads and writes of the memory
     /// (or, in a capture, kept for the graph's replays to order).
-    pub fn slice_mut<'b, T: Element>(
+    fn slice_mut<'b, T: Element>(
         &self,
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
-    ) -> Result<GpuSliceMut<'b, T>> {
+    ) -> Result<GpuSlice<'b, T>> {
         let mut v = s.__view_mut();
         same_device(self.stream, v.device())?;
         let ReprMut::Gpu(view) = &v.repr else {
@@ -233,8 +331,8 @@ impl<'a> GpuStream<'a> {
         if !captured(self.stream, || v.keep_alive()) {
             v.before_use(self.cuda)?;
         }
-        Ok(GpuSliceMut {
-            view: KernelPtr(v.kernel_ptr()),
+        Ok(GpuSlice {
+            ptr: v.kernel_ptr(),
             len,
             _borrow: PhantomData,
         })
@@ -288,15 +386,25 @@ pub struct SimStream<'a> {
 }
 
 impl SimStream<'_> {
+    /// The argument `arg` for a launch on this stream (see [`KernelArg::sim`]).
+    ///
+    /// # Errors
+    /// As [`KernelArg::sim`].
+    ///
+    /// # Safety
+    /// As [`KernelArg::sim`].
+    #[inline(always)]
+    pub unsafe fn arg<A: KernelArg>(&self, arg: A) -> Result<A::Sim> {
+        // SAFETY: the caller's promise.
+        unsafe { arg.sim(self) }
+    }
+
     /// A `&[T]` argument.
     ///
     /// # Safety
     /// The view carries no lifetime: the caller uses it only while `s` is borrowed (within
     /// the launch it is made for).
-    pub unsafe fn slice<T: Element>(
-        &self,
-        s: &(impl DeviceSlice<T> + ?Sized),
-    ) -> Result<SimSlice<T>> {
+    unsafe fn slice<T: Element>(&self, s: &(impl DeviceSlice<T> + ?Sized)) -> Result<SimSlice<T>> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
         match v.repr {
@@ -309,7 +417,7 @@ impl SimStream<'_> {
     ///
     /// # Safety
     /// As [`SimStream::slice`], while `s` is borrowed exclusively.
-    pub unsafe fn slice_mut<T: Element>(
+    unsafe fn slice_mut<T: Element>(
         &self,
         s: &mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<SimSliceMut<T>> {
@@ -377,33 +485,32 @@ impl SimStream<'_> {
     }
 }
 
-impl<'a> GpuLaunch<'a> {
-    /// The argument builder; push the kernel's arguments in order, then call `finish`.
-    pub fn builder(&self) -> LaunchArgs<'_> {
-        self.cuda.launch_builder(&self.function)
-    }
-
-    /// Pushes the hidden panic-record argument and launches.
+impl GpuLaunch<'_> {
+    /// Launches the kernel with `args`, then the hidden parameters (the panic record's
+    /// address for a checked kernel, the grid barrier's word for a cooperative one).
     ///
     /// # Safety
-    /// `args` holds exactly the kernel's parameters, in order, with their types: each slice
-    /// as the address and length of a [`GpuSlice`] or [`GpuSliceMut`] made by this launch's
-    /// stream (so ordered and alive), then the scalars. `launch` expansions push them from
-    /// the kernel's checked signature.
-    pub unsafe fn finish<'b>(&'b self, mut args: LaunchArgs<'b>) -> Result<()> {
+    /// `args` are the kernel's parameters, in order, each of its parameter's type: made by
+    /// [`KernelArg::gpu`] on this launch's stream from the kernel's checked signature, as the
+    /// `launch` of a `#[kernel]` expansion does.
+    pub unsafe fn launch(&self, args: &[&dyn GpuArg]) -> Result<()> {
+        let mut builder = self.cuda.launch_builder(&self.function);
+        for a in args {
+            a.push(&mut builder);
+        }
         if let Some(p) = &self.panic_arg {
-            args.arg(p);
+            builder.arg(p);
         }
         if let Some(w) = &self.grid_word {
-            args.arg(w);
+            builder.arg(w);
             // SAFETY: as below; `prepare` checked that every block is resident at once.
-            unsafe { args.launch_cooperative(self.config) }
+            unsafe { builder.launch_cooperative(self.config) }
                 .during("launching a cooperative kernel")?;
             return Ok(());
         }
-        // SAFETY: the macro pushed exactly the kernel's parameters, with their types, from its
-        // checked signature; slices are pushed as (device pointer, length) pairs of live views.
-        unsafe { args.launch(self.config) }.during("launching a kernel")?;
+        // SAFETY: the caller's promise: the parameters are the kernel's, with their types,
+        // slices as (device address, length) of live, ordered memory.
+        unsafe { builder.launch(self.config) }.during("launching a kernel")?;
         Ok(())
     }
 }

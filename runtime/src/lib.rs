@@ -81,16 +81,21 @@ pub mod prelude {
     };
 }
 
-/// What macro expansions call. Not part of the public API: no stability promise.
+/// What macro expansions name: the one door of generated code into the runtime (the macros
+/// build every path from `::cuprum::__private`, and so does the simulator code that
+/// `cuprum-codegen` emits). Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::launch::{
-        backend, launch_stream, Backend, GpuLaunch, GpuSlice, GpuSliceMut, GpuStream, LaunchStream,
-        SimStream,
+        backend, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream, KernelArg,
+        LaunchStream, SimStream, Slice, SliceMut, Value,
     };
     pub use crate::module::FunctionCache;
     pub use crate::registry::{KernelInfo, Site};
-    pub use cudarc::driver::{DeviceRepr, PushKernelArg};
+    pub use crate::{DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, LaunchConfig, Result, Stream};
+    pub use cudarc::driver::DeviceRepr;
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
+    /// The simulator's runtime, which the emitted simulator bodies call.
+    pub use cuprum_std::sim;
 }
