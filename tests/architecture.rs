@@ -351,3 +351,37 @@ fn sources_cite_nothing_outside_the_repository() {
         found.join("\n")
     );
 }
+
+/// The macro crate reaches the compiler through codegen's root API and its front-end modules:
+/// never through a module that `codegen/src/lib.rs` hides from the docs (the compiler's
+/// internals, public only for codegen's own tests).
+#[test]
+fn the_macros_use_only_codegens_entry_points() {
+    let lib = std::fs::read_to_string(root().join("codegen/src/lib.rs")).unwrap();
+    let mut hidden = Vec::new();
+    let mut lines = lib.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[doc(hidden)]" {
+            if let Some(m) = lines.peek().and_then(|l| l.trim().strip_prefix("pub mod ")) {
+                hidden.push(m.trim_end_matches(';').to_string());
+            }
+        }
+    }
+    assert!(hidden.contains(&"lower".to_string()), "{hidden:?}");
+    let mut found = Vec::new();
+    for f in rust_files(&root().join("macros")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            for m in &hidden {
+                if line.contains(&format!("cuprum_codegen::{m}::")) {
+                    found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the macro crate reaches into codegen's internals:\n{}",
+        found.join("\n")
+    );
+}

@@ -75,7 +75,7 @@ pub fn finish(
     let consts = crate::items::of(name, "device");
     if func.sig.generics.params.is_empty() {
         if let Err(e) = guard::run(name, || {
-            cuprum_codegen::check::check_device_in(func, &table, &consts)
+            cuprum_codegen::check_device_in(func, &table, &consts)
         }) {
             errors = e.to_compile_error();
         }
