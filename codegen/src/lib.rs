@@ -15,37 +15,34 @@
 #![deny(missing_docs)]
 
 mod artifact;
-#[doc(hidden)]
-pub mod check;
 pub mod consts;
 pub mod device;
-#[doc(hidden)]
-pub mod emit;
-#[doc(hidden)]
-pub mod format;
-#[doc(hidden)]
-pub mod ir;
 pub mod launch;
-#[doc(hidden)]
-pub mod libdevice;
-#[doc(hidden)]
-pub mod lower;
-#[doc(hidden)]
-pub mod options;
-#[doc(hidden)]
-pub mod param_space;
-#[doc(hidden)]
-pub mod sass;
-#[doc(hidden)]
-pub mod sim;
-#[doc(hidden)]
-pub mod target;
-#[doc(hidden)]
-pub mod ty;
-#[doc(hidden)]
-pub mod verify;
-#[doc(hidden)]
-pub mod walk;
+
+/// Declares the compiler's internal modules: public only for this crate's tests and tools,
+/// hidden from the docs.
+macro_rules! internal {
+    ($($m:ident),* $(,)?) => {
+        $(#[doc(hidden)] pub mod $m;)*
+    };
+}
+
+internal!(
+    check,
+    emit,
+    format,
+    ir,
+    libdevice,
+    lower,
+    options,
+    param_space,
+    sass,
+    sim,
+    target,
+    ty,
+    verify,
+    walk,
+);
 
 use inkwell::context::Context;
 

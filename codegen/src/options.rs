@@ -80,6 +80,15 @@ const ATTRIBUTES: &[(&str, &str)] = &[
     ("cooperative", "`cooperative`"),
 ];
 
+/// Every attribute as it is written, for error messages.
+fn attribute_list() -> String {
+    ATTRIBUTES
+        .iter()
+        .map(|(_, usage)| *usage)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl KernelOptions {
     /// Parses the tokens inside `#[kernel(...)]`. Every problem is reported, at its own span.
     pub fn parse(tokens: TokenStream) -> syn::Result<KernelOptions> {
@@ -190,11 +199,7 @@ impl KernelOptions {
                     let shown = quote::ToTokens::to_token_stream(&meta.path)
                         .to_string()
                         .replace(' ', "");
-                    let known = ATTRIBUTES
-                        .iter()
-                        .map(|(_, usage)| *usage)
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let known = attribute_list();
                     let hint = match crate::check::closest(
                         &shown,
                         ATTRIBUTES.iter().map(|(name, _)| *name),

@@ -14,7 +14,7 @@ use cuprum_std::sim::{run_grid, GridSpec, SimSlice, SimSliceMut, Stop, Thread};
 use crate::buffer::{DeviceSlice, DeviceSliceMut, KeepAlive, Repr, ReprMut};
 use crate::capture::LaunchGate;
 use crate::config::LaunchConfig;
-use crate::device::{Device, DeviceCore};
+use crate::device::DeviceCore;
 use crate::element::Element;
 use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
@@ -300,7 +300,7 @@ impl<'a> GpuStream<'a> {
         s: &'b (impl DeviceSlice<T> + ?Sized),
     ) -> Result<GpuSlice<'b, T>> {
         let v = s.__view();
-        same_device(self.stream, v.device())?;
+        self.stream.check_device("launch", v.device())?;
         let Repr::Gpu(view) = &v.repr else {
             unreachable!("a GPU's buffers are GPU memory")
         };
@@ -322,7 +322,7 @@ impl<'a> GpuStream<'a> {
         s: &'b mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<GpuSlice<'b, T>> {
         let mut v = s.__view_mut();
-        same_device(self.stream, v.device())?;
+        self.stream.check_device("launch", v.device())?;
         let ReprMut::Gpu(view) = &v.repr else {
             unreachable!("a GPU's buffers are GPU memory")
         };
@@ -364,22 +364,6 @@ fn same_context(launch: &CudaStream, memory: &CudaStream) -> Result<()> {
     }
 }
 
-/// A buffer passed to a launch must live on the launch's device.
-fn same_device(stream: &Stream, buffer: &Device) -> Result<()> {
-    let launch = stream.device();
-    if buffer.same(launch) {
-        Ok(())
-    } else {
-        Err(Error::WrongDevice(format!(
-            "launch: a buffer on {} (device {}) was passed to a launch on {} (device {})",
-            buffer.name(),
-            buffer.ordinal(),
-            launch.name(),
-            launch.ordinal()
-        )))
-    }
-}
-
 /// A stream on the simulator, seen by a launch.
 pub struct SimStream<'a> {
     stream: &'a Stream,
@@ -406,7 +390,7 @@ impl SimStream<'_> {
     /// the launch it is made for).
     unsafe fn slice<T: Element>(&self, s: &(impl DeviceSlice<T> + ?Sized)) -> Result<SimSlice<T>> {
         let v = s.__view();
-        same_device(self.stream, v.device())?;
+        self.stream.check_device("launch", v.device())?;
         match v.repr {
             Repr::Sim(view, _) => Ok(view),
             Repr::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
@@ -422,7 +406,7 @@ impl SimStream<'_> {
         s: &mut (impl DeviceSliceMut<T> + ?Sized),
     ) -> Result<SimSliceMut<T>> {
         let v = s.__view_mut();
-        same_device(self.stream, v.device())?;
+        self.stream.check_device("launch", v.device())?;
         match v.repr {
             ReprMut::Sim(view, _) => Ok(view),
             ReprMut::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),

@@ -13,17 +13,8 @@ use super::expand::{bind_instance, entry_name, Generic};
 /// For each struct of the kernel's module that it uses, compile-time assertions that rustc
 /// lays it out as the kernel compiler does (size, alignment and each field's offset).
 fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenStream {
-    let mut seen: Vec<&str> = Vec::new();
     let mut checks = Vec::new();
-    for d in compiled
-        .iter()
-        .filter_map(|(_, k)| k.as_ref())
-        .flat_map(|k| &k.structs)
-    {
-        if seen.contains(&d.name.as_str()) {
-            continue;
-        }
-        seen.push(&d.name);
+    for d in once_by_name(compiled, |k| &k.structs, |d| &d.name) {
         let name = format_ident!("{}", d.name);
         let message = format!("the kernel compiler laid `{}` out differently from rustc: is it `#[repr(C)]`, and defined once in this module?", d.name);
         let (size, align) = (d.size as usize, d.align as usize);
@@ -53,18 +44,9 @@ fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenSt
 /// rustc gives the scalar the value the kernel compiler computed (and, for every item, a use
 /// that rustc sees: the kernel's own use is invisible to it).
 fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenStream {
-    let mut seen: Vec<&str> = Vec::new();
     let mut checks = Vec::new();
-    for item in compiled
-        .iter()
-        .filter_map(|(_, k)| k.as_ref())
-        .flat_map(|k| &k.items)
-    {
+    for item in once_by_name(compiled, |k| &k.items, |i| &i.name) {
         let name = &item.name;
-        if seen.contains(&name.as_str()) {
-            continue;
-        }
-        seen.push(name);
         let ident = format_ident!("{}", name, span = item.span);
         let message = format!("the kernel compiler read another value for `{name}` from this file than rustc computed (is it made by a macro?): define it as a plain `const` next to the kernel");
         checks.push(match &item.value {
@@ -85,6 +67,28 @@ fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenStre
         return TokenStream::new();
     }
     quote!(const _: () = { #(#checks)* };)
+}
+
+/// What `part` lists for every compiled instance, each name once (instances share their
+/// structs and module items).
+fn once_by_name<'a, T>(
+    compiled: &'a [(Vec<InstanceArg>, Option<Artifact>)],
+    part: impl Fn(&'a Artifact) -> &'a [T],
+    name: impl Fn(&'a T) -> &'a str,
+) -> Vec<&'a T> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for x in compiled
+        .iter()
+        .filter_map(|(_, k)| k.as_ref())
+        .flat_map(part)
+    {
+        if !seen.contains(&name(x)) {
+            seen.push(name(x));
+            out.push(x);
+        }
+    }
+    out
 }
 
 /// An instance argument where a generic argument goes: `f32`, `256`, `{ -1 }`.
