@@ -1,4 +1,4 @@
-//! The host API of DESIGN §3 beyond a single launch: streams and events, copies into existing
+//! The host API beyond a single launch: streams and events, copies into existing
 //! memory (pageable and pinned), views and empty buffers, cudarc interop and raw pointers,
 //! several devices, occupancy, ptxas reports, and launches from several host threads. Each
 //! result is checked against a CPU reference on fresh random inputs.
