@@ -36,8 +36,7 @@ fn link_names(config: &Path) {
     else {
         return;
     };
-    let (Some(out_dir), Ok(target)) = (std::env::var_os("OUT_DIR"), std::env::var("TARGET"))
-    else {
+    let (Some(out_dir), Ok(target)) = (std::env::var_os("OUT_DIR"), std::env::var("TARGET")) else {
         return;
     };
     // Debian's multiarch folder: x86_64-unknown-linux-gnu -> x86_64-linux-gnu.
@@ -58,7 +57,10 @@ fn link_names(config: &Path) {
             continue;
         };
         let dev = format!("lib{name}.so");
-        if dirs.iter().any(|d| d.join(&dev).exists() || d.join(format!("lib{name}.a")).exists()) {
+        if dirs
+            .iter()
+            .any(|d| d.join(&dev).exists() || d.join(format!("lib{name}.a")).exists())
+        {
             continue;
         }
         // The run-time file: `libNAME.so.N` (the shortest such name).

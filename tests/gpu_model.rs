@@ -146,6 +146,7 @@ enum Op {
         c: u32,
         block: u32,
     },
+    /// The checked `affine`, or (with an offset) the `unchecked` `shifted_affine`.
     Affine {
         stream: Pick,
         dst: Pick,
@@ -154,17 +155,7 @@ enum Op {
         src_span: Span,
         m: u32,
         c: u32,
-    },
-    Unchecked {
-        stream: Pick,
-        dst: Pick,
-        src: Pick,
-        dst_span: Span,
-        src_span: Span,
-        off: u16,
-        m: u32,
-        c: u32,
-        block: u32,
+        unchecked: Option<u16>,
     },
     Copy {
         stream: Pick,
@@ -224,11 +215,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (p(), p(), span(), odd(), any::<u32>(), prop_oneof![Just(32u32), Just(128), Just(256)])
             .prop_map(|(stream, buf, span, m, c, block)| Op::Step { stream, buf, span, m, c, block }),
         2 => (p(), p(), odd(), any::<u32>()).prop_map(|(stream, buf, m, c)| Op::Slow { stream, buf, m, c }),
-        3 => (p(), p(), p(), span(), span(), odd(), any::<u32>()).prop_map(
-            |(stream, dst, src, dst_span, src_span, m, c)| Op::Affine { stream, dst, src, dst_span, src_span, m, c }
-        ),
-        3 => (p(), p(), p(), span(), span(), any::<u16>(), odd(), any::<u32>(), prop_oneof![Just(32u32), Just(128), Just(1024)]).prop_map(
-            |(stream, dst, src, dst_span, src_span, off, m, c, block)| Op::Unchecked { stream, dst, src, dst_span, src_span, off, m, c, block }
+        6 => (p(), p(), p(), span(), span(), odd(), any::<u32>(), proptest::option::of(any::<u16>())).prop_map(
+            |(stream, dst, src, dst_span, src_span, m, c, unchecked)| Op::Affine { stream, dst, src, dst_span, src_span, m, c, unchecked }
         ),
         2 => (p(), p(), p(), span(), any::<u16>())
             .prop_map(|(stream, src, dst, src_span, at)| Op::Copy { stream, src, dst, src_span, at }),
@@ -466,65 +454,51 @@ impl World {
                 src_span,
                 m,
                 c,
+                unchecked,
             } => {
                 let Some((i, j)) = self.pair(dst, src) else {
                     return Ok(());
                 };
                 let s = self.stream(stream).clone();
                 let (d, x) = two_mut(&mut self.bufs, i, j);
-                let (rd, rx) = (dst_span.of(d.model.len()), src_span.of(x.model.len()));
-                let cfg = LaunchConfig::for_elements(rd.len(), 128);
-                affine::launch(
-                    &s,
-                    cfg,
-                    &mut d.dev.slice_mut(rd.clone()),
-                    &x.dev.slice(rx.clone()),
-                    m,
-                    c,
-                )
-                .map_err(fail)?;
-                for (o, &v) in d.model[rd].iter_mut().zip(&x.model[rx]) {
-                    *o = affine_ref(v, m, c);
-                }
-            }
-            Op::Unchecked {
-                stream,
-                dst,
-                src,
-                dst_span,
-                src_span,
-                off,
-                m,
-                c,
-                block,
-            } => {
-                let Some((i, j)) = self.pair(dst, src) else {
-                    return Ok(());
+                let (mut rd, rx) = (dst_span.of(d.model.len()), src_span.of(x.model.len()));
+                let off = match unchecked {
+                    None => {
+                        let cfg = LaunchConfig::for_elements(rd.len(), 128);
+                        affine::launch(
+                            &s,
+                            cfg,
+                            &mut d.dev.slice_mut(rd.clone()),
+                            &x.dev.slice(rx.clone()),
+                            m,
+                            c,
+                        )
+                        .map_err(fail)?;
+                        0
+                    }
+                    Some(off) => {
+                        rd.end = rd.start + rd.len().min(rx.len());
+                        let off = off as usize % (rx.len() - rd.len() + 1);
+                        let cfg = LaunchConfig::for_elements(rd.len(), 128);
+                        // SAFETY: `off + out.len() <= x.len()` (`rd` is no longer than `rx`,
+                        // and `off` at most their difference), and `shifted_affine` guards its
+                        // index by `out.len()`: every index is in bounds.
+                        unsafe {
+                            shifted_affine::launch(
+                                &s,
+                                cfg,
+                                &mut d.dev.slice_mut(rd.clone()),
+                                &x.dev.slice(rx.clone()),
+                                off as u32,
+                                m,
+                                c,
+                            )
+                        }
+                        .map_err(fail)?;
+                        off
+                    }
                 };
-                let s = self.stream(stream).clone();
-                let (d, x) = two_mut(&mut self.bufs, i, j);
-                let rx = src_span.of(x.model.len());
-                let mut rd = dst_span.of(d.model.len());
-                rd.end = rd.start + rd.len().min(rx.len());
-                let off = off as usize % (rx.len() - rd.len() + 1);
-                let cfg = LaunchConfig::for_elements(rd.len(), block);
-                // SAFETY: `off + out.len() <= x.len()` (`rd` is no longer than `rx`, and `off`
-                // at most their difference), and `shifted_affine` guards its index by
-                // `out.len()`: every index is in bounds.
-                unsafe {
-                    shifted_affine::launch(
-                        &s,
-                        cfg,
-                        &mut d.dev.slice_mut(rd.clone()),
-                        &x.dev.slice(rx.clone()),
-                        off as u32,
-                        m,
-                        c,
-                    )
-                }
-                .map_err(fail)?;
-                let src = &x.model[rx][off..];
-                for (o, &v) in d.model[rd].iter_mut().zip(src) {
+                for (o, &v) in d.model[rd].iter_mut().zip(&x.model[rx][off..]) {
                     *o = affine_ref(v, m, c);
                 }
             }
