@@ -52,7 +52,11 @@ pub fn write_kept(
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let stream = dev.default_stream();
-    let n = if cuprum_testkit::small_inputs(dev) { 300_001 } else { 50_000_017 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        300_001
+    } else {
+        50_000_017
+    };
     let energy = cuprum_testkit::random_f32(n, 0.0, 10.0);
     let threshold = 7.5;
     let blocks = n.div_ceil(BLOCK as usize);
@@ -62,6 +66,11 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let mut first = stream.alloc_zeros::<u32>(blocks)?;
     algorithms::exclusive_sum(&stream, &counts, &mut first)?;
     let total = algorithms::sum(&stream, &counts)? as usize;
+    if total > n {
+        return Ok(Err(format!(
+            "the block counts add up to {total}, more than the {n} inputs"
+        )));
+    }
     let mut kept_energy = stream.to_device(&vec![f32::NAN; total])?;
     let mut kept_index = stream.to_device(&vec![u32::MAX; total])?;
     launch!(write_kept<<<blocks as u32, BLOCK, stream>>>(
@@ -88,7 +97,9 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     }
     let want_max = want.iter().map(|p| p.0).reduce(f32::max);
     if largest != want_max {
-        return Ok(Err(format!("largest kept {largest:?}, expected {want_max:?}")));
+        return Ok(Err(format!(
+            "largest kept {largest:?}, expected {want_max:?}"
+        )));
     }
     let mut by_energy = want.clone();
     by_energy.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -18,7 +18,6 @@ fn lengths<T>(dev: &Device) -> Vec<usize> {
     v
 }
 
-
 /// Host arithmetic of the element types as the algorithms do it (integer sums wrap).
 trait Elem: Copy + PartialEq + PartialOrd + std::fmt::Debug + algorithms::Number {
     fn random(r: &mut fastrand::Rng) -> Self;
@@ -59,7 +58,10 @@ fn check_type<T: Elem>() -> cuprum::Result<()> {
             let view = buf.slice(3..);
             let want_sum = x.iter().fold(T::ZERO, |a, &b| a.wadd(b));
             let got = algorithms::sum(&stream, &view)?;
-            assert!(got.close(want_sum, n), "{what}: sum {got:?} vs {want_sum:?}");
+            assert!(
+                got.close(want_sum, n),
+                "{what}: sum {got:?} vs {want_sum:?}"
+            );
             let want_min = x.iter().copied().reduce(|a, b| if b < a { b } else { a });
             let want_max = x.iter().copied().reduce(|a, b| if b > a { b } else { a });
             assert_eq!(algorithms::min(&stream, &view)?, want_min, "{what}: min");
@@ -114,7 +116,16 @@ fn scan_lengths_must_match() -> cuprum::Result<()> {
     let x = stream.to_device(&[1u32, 2, 3])?;
     let mut y = stream.alloc_zeros::<u32>(2)?;
     let e = algorithms::inclusive_sum(&stream, &x, &mut y).unwrap_err();
-    assert!(matches!(e, Error::LengthMismatch { expected: 2, found: 3 }), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::LengthMismatch {
+                expected: 2,
+                found: 3
+            }
+        ),
+        "{e}"
+    );
     Ok(())
 }
 
@@ -141,7 +152,11 @@ fn reduce_and_scans_with_closures() -> cuprum::Result<()> {
             assert_eq!(got, want, "{what}: reduce!");
             // Running maximum.
             let mut y = stream.to_device(&vec![i32::MIN; n])?;
-            algorithms::inclusive_scan!(&stream, &dx, &mut y, |a: i32, b: i32| if b > a { b } else { a })?;
+            algorithms::inclusive_scan!(&stream, &dx, &mut y, |a: i32, b: i32| if b > a {
+                b
+            } else {
+                a
+            })?;
             let got = stream.to_host(&y)?;
             let mut run = i32::MIN;
             for i in 0..n {
@@ -153,11 +168,18 @@ fn reduce_and_scans_with_closures() -> cuprum::Result<()> {
             let df = stream.to_device(&f)?;
             let mut out = stream.alloc_zeros::<u64>(n + 2)?;
             let id = 1u64 << 32;
-            algorithms::exclusive_scan!(&stream, &df.slice(1..), &mut out.slice_mut(2..), id, |p: u64, q: u64| {
-                let (pa, pb) = ((p >> 32) as u32, p as u32);
-                let (qa, qb) = ((q >> 32) as u32, q as u32);
-                ((pa.wrapping_mul(qa) as u64) << 32) | qa.wrapping_mul(pb).wrapping_add(qb) as u64
-            })?;
+            algorithms::exclusive_scan!(
+                &stream,
+                &df.slice(1..),
+                &mut out.slice_mut(2..),
+                id,
+                |p: u64, q: u64| {
+                    let (pa, pb) = ((p >> 32) as u32, p as u32);
+                    let (qa, qb) = ((q >> 32) as u32, q as u32);
+                    ((pa.wrapping_mul(qa) as u64) << 32)
+                        | qa.wrapping_mul(pb).wrapping_add(qb) as u64
+                }
+            )?;
             let got = stream.to_host(&out)?;
             assert_eq!(&got[..2], &[0, 0], "{what}: written before the view");
             let mut run = id;
@@ -269,7 +291,12 @@ fn histogram_refuses_bad_ranges() -> cuprum::Result<()> {
     let stream = dev.default_stream();
     let x = stream.to_device(&[1.0f32, 2.0])?;
     let mut bins = stream.alloc_zeros::<u32>(4)?;
-    for (lo, hi) in [(1.0, 1.0), (2.0, 1.0), (0.0, f32::INFINITY), (f32::NAN, 1.0)] {
+    for (lo, hi) in [
+        (1.0, 1.0),
+        (2.0, 1.0),
+        (0.0, f32::INFINITY),
+        (f32::NAN, 1.0),
+    ] {
         let e = algorithms::histogram(&stream, &x, lo, hi, &mut bins).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{lo}..{hi}: {e}");
     }
@@ -319,12 +346,20 @@ fn check_sort<K: SortKey>() -> cuprum::Result<()> {
         // Fewer lengths than `lengths()` on the simulator, where a sort of 70001 64-bit keys
         // takes a minute; 2^28 is run for u32 on its own.
         let lengths = lengths::<K>(&dev);
-        for n in lengths.into_iter().filter(|&n| n < 20_000_000 && (n < 10_000 || !dev.is_simulator())) {
+        for n in lengths
+            .into_iter()
+            .filter(|&n| n < 20_000_000 && (n < 10_000 || !dev.is_simulator()))
+        {
             for repeats in [false, true] {
-                let what = format!("{} {} n={n} repeats={repeats}", dev.name(), std::any::type_name::<K>());
+                let what = format!(
+                    "{} {} n={n} repeats={repeats}",
+                    dev.name(),
+                    std::any::type_name::<K>()
+                );
                 let keys: Vec<K> = (0..n).map(|_| K::key(&mut r, repeats)).collect();
                 let values: Vec<u32> = (0..n as u32).collect();
-                let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+                let mut want: Vec<(K, u32)> =
+                    keys.iter().copied().zip(values.iter().copied()).collect();
                 want.sort_by(|a, b| K::order(&a.0, &b.0));
                 // Keys only, in a view between two guard elements.
                 let guard = K::key(&mut r, false);
@@ -378,7 +413,11 @@ fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {
     want.sort_by_key(|p| p.0);
     let (mut dk, mut dv) = (stream.to_device(&keys)?, stream.to_device(&values)?);
     algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
-    let got: Vec<(u16, f64)> = stream.to_host(&dk)?.into_iter().zip(stream.to_host(&dv)?).collect();
+    let got: Vec<(u16, f64)> = stream
+        .to_host(&dk)?
+        .into_iter()
+        .zip(stream.to_host(&dv)?)
+        .collect();
     assert_eq!(got, want);
     let mut short = stream.alloc_zeros::<f64>(n - 1)?;
     let e = algorithms::sort_pairs(&stream, &mut dk, &mut short).unwrap_err();

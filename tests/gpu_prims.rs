@@ -313,7 +313,8 @@ macro_rules! sort_test {
     };
 }
 sort_test!(block_radix_sort_u8, u8, |r: &mut fastrand::Rng| r.u8(..));
-sort_test!(block_radix_sort_i16, i16, |r: &mut fastrand::Rng| r.i16(-300..300));
+sort_test!(block_radix_sort_i16, i16, |r: &mut fastrand::Rng| r
+    .i16(-300..300));
 sort_test!(block_radix_sort_u32, u32, |r: &mut fastrand::Rng| r.u32(..));
 sort_test!(block_radix_sort_i32, i32, |r: &mut fastrand::Rng| r.i32(..));
 sort_test!(block_radix_sort_u64, u64, |r: &mut fastrand::Rng| r.u64(..));
@@ -324,10 +325,26 @@ fn ptxas_accepts_the_primitive_kernels() {
     cuprum_testkit::assert_ptxas_accepts(&[
         ("warp_all<f64>", warp_all::<f64>::NAME, warp_all::<f64>::PTX),
         ("warp_all<i32>", warp_all::<i32>::NAME, warp_all::<i32>::PTX),
-        ("block_all<u64>", block_all::<u64>::NAME, block_all::<u64>::PTX),
-        ("block_all<f32>", block_all::<f32>::NAME, block_all::<f32>::PTX),
+        (
+            "block_all<u64>",
+            block_all::<u64>::NAME,
+            block_all::<u64>::PTX,
+        ),
+        (
+            "block_all<f32>",
+            block_all::<f32>::NAME,
+            block_all::<f32>::PTX,
+        ),
         ("ordered", ordered::NAME, ordered::PTX),
-        ("block_sort4<u8>", block_sort4::<u8>::NAME, block_sort4::<u8>::PTX),
-        ("block_sort4<i64>", block_sort4::<i64>::NAME, block_sort4::<i64>::PTX),
+        (
+            "block_sort4<u8>",
+            block_sort4::<u8>::NAME,
+            block_sort4::<u8>::PTX,
+        ),
+        (
+            "block_sort4<i64>",
+            block_sort4::<i64>::NAME,
+            block_sort4::<i64>::PTX,
+        ),
     ]);
 }

@@ -39,6 +39,7 @@
 // written with Cuprum's own macros, whose expansions name `::cuprum`.
 extern crate self as cuprum;
 
+pub mod algorithms;
 mod buffer;
 mod capture;
 mod config;
@@ -47,10 +48,9 @@ mod device;
 mod device_copy;
 mod element;
 mod error;
+pub mod gpu;
 mod graph;
 mod host_memory;
-pub mod algorithms;
-pub mod gpu;
 pub mod inspect;
 mod launch;
 mod lineinfo;

@@ -66,13 +66,23 @@ fn build_cub(arch: &str) -> Result<Cub, String> {
     let so = dir.join("libcub_bench.so");
     std::fs::write(&cu, include_str!("../../cuda/cub/cub_bench.cu")).map_err(|e| e.to_string())?;
     let out = Command::new(nvcc::nvcc()?)
-        .args(["-O3", &format!("-arch={arch}"), "-shared", "-Xcompiler", "-fPIC", "-o"])
+        .args([
+            "-O3",
+            &format!("-arch={arch}"),
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-o",
+        ])
         .arg(&so)
         .arg(&cu)
         .output()
         .map_err(|e| format!("running nvcc: {e}"))?;
     if !out.status.success() {
-        return Err(format!("nvcc failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "nvcc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     // SAFETY: the library is ours, built just now; its functions have the types below.
     unsafe {
@@ -132,7 +142,11 @@ fn race(
             };
             stream.synchronize()?;
             if r > 0 {
-                if ours { a.push(ms) } else { b.push(ms) }
+                if ours {
+                    a.push(ms)
+                } else {
+                    b.push(ms)
+                }
             }
         }
     }
@@ -146,6 +160,60 @@ struct Line {
     work: f64,
     ours: f64,
     theirs: f64,
+}
+
+/// A block-primitive kernel of each side over the same input (`x`, CUB's address).
+struct BlockCase<'a> {
+    stream: &'a Stream,
+    guard: &'a timing::Guard,
+    rounds: usize,
+    raw: CUstream,
+    x: u64,
+    tiles: usize,
+    blocks: u32,
+}
+
+impl BlockCase<'_> {
+    /// Checks that both kernels write the same `out_len` results, then races them.
+    fn run(
+        &self,
+        name: &'static str,
+        out_len: usize,
+        work: f64,
+        cub: BlockFn,
+        ours: &mut dyn FnMut(&mut DeviceBuffer<i32>) -> cuprum::Result<()>,
+    ) -> cuprum::Result<Line> {
+        let mut mine = self.stream.alloc_zeros::<i32>(out_len)?;
+        let theirs = self.stream.alloc_zeros::<i32>(out_len)?;
+        let out = ptr(&theirs)?;
+        let mut cub_run = || {
+            cuda(
+                unsafe { cub(self.x, out, self.tiles, self.blocks, self.raw) },
+                name,
+            )
+        };
+        cub_run()?;
+        ours(&mut mine)?;
+        if self.stream.to_host(&mine)? != self.stream.to_host(&theirs)? {
+            return Err(Error::Tool(format!("{name}: Cuprum and CUB disagree")));
+        }
+        let mut ours_run = || ours(&mut mine);
+        let (a, b) = race(
+            self.stream,
+            self.guard,
+            self.rounds,
+            &mut || Ok(()),
+            &mut ours_run,
+            &mut cub_run,
+        )?;
+        Ok(Line {
+            name,
+            unit: "GB/s",
+            work,
+            ours: a,
+            theirs: b,
+        })
+    }
 }
 
 fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
@@ -174,8 +242,21 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
         return Err(mismatch("sum"));
     }
     let mut ours = || algorithms::sum(&stream, &dxi).map(|_| ());
-    let (a, b) = race(&stream, &guard, rounds, &mut || Ok(()), &mut ours, &mut cub_sum)?;
-    lines.push(Line { name: "sum i32 (result on the host)", unit: "GB/s", work: 4.0 * n as f64, ours: a, theirs: b });
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_sum,
+    )?;
+    lines.push(Line {
+        name: "sum i32 (result on the host)",
+        unit: "GB/s",
+        work: 4.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
     drop(cub_out);
 
     // Exclusive sum of u32.
@@ -184,15 +265,33 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let mut ours_y = stream.alloc_zeros::<u32>(n)?;
     let cub_y = stream.alloc_zeros::<u32>(n)?;
     let (pxu, py) = (ptr(&dxu)?, ptr(&cub_y)?);
-    let mut cub_scan = || cuda(unsafe { (cub.exclusive_sum)(pxu, py, n, raw) }, "exclusive sum");
+    let mut cub_scan = || {
+        cuda(
+            unsafe { (cub.exclusive_sum)(pxu, py, n, raw) },
+            "exclusive sum",
+        )
+    };
     cub_scan()?;
     algorithms::exclusive_sum(&stream, &dxu, &mut ours_y)?;
     if stream.to_host(&ours_y)? != stream.to_host(&cub_y)? {
         return Err(mismatch("exclusive sum"));
     }
     let mut ours = || algorithms::exclusive_sum(&stream, &dxu, &mut ours_y);
-    let (a, b) = race(&stream, &guard, rounds, &mut || Ok(()), &mut ours, &mut cub_scan)?;
-    lines.push(Line { name: "exclusive sum u32", unit: "GB/s", work: 8.0 * n as f64, ours: a, theirs: b });
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_scan,
+    )?;
+    lines.push(Line {
+        name: "exclusive sum u32",
+        unit: "GB/s",
+        work: 8.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
 
     // Sort of u32 keys (Cuprum sorts in place: a fresh copy of the input before each run).
     let mut work = stream.alloc_zeros::<u32>(n)?;
@@ -211,8 +310,21 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
         let work = std::cell::RefCell::new(&mut work);
         let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
         let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
-        let (a, b) = race(&stream, &guard, rounds, &mut prepare, &mut ours, &mut cub_sort)?;
-        lines.push(Line { name: "sort u32 keys", unit: "Gkeys/s", work: n as f64, ours: a, theirs: b });
+        let (a, b) = race(
+            &stream,
+            &guard,
+            rounds,
+            &mut prepare,
+            &mut ours,
+            &mut cub_sort,
+        )?;
+        lines.push(Line {
+            name: "sort u32 keys",
+            unit: "Gkeys/s",
+            work: n as f64,
+            ours: a,
+            theirs: b,
+        });
     }
 
     // Sort of (u32, u32) pairs: values are random too.
@@ -221,12 +333,19 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let mut wvals = stream.alloc_zeros::<u32>(n)?;
     let cub_vals = stream.alloc_zeros::<u32>(n)?;
     let (pv, pcv) = (ptr(&dvu)?, ptr(&cub_vals)?);
-    let mut cub_pairs = || cuda(unsafe { (cub.sort_pairs)(pxu, pk, pv, pcv, n, raw) }, "sort pairs");
+    let mut cub_pairs = || {
+        cuda(
+            unsafe { (cub.sort_pairs)(pxu, pk, pv, pcv, n, raw) },
+            "sort pairs",
+        )
+    };
     cub_pairs()?;
     stream.copy(&dxu, &mut work)?;
     stream.copy(&dvu, &mut wvals)?;
     algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
-    if stream.to_host(&work)? != stream.to_host(&cub_keys)? || stream.to_host(&wvals)? != stream.to_host(&cub_vals)? {
+    if stream.to_host(&work)? != stream.to_host(&cub_keys)?
+        || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
+    {
         return Err(mismatch("sort pairs"));
     }
     {
@@ -241,8 +360,21 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
             let (k, v) = &mut *b;
             algorithms::sort_pairs(&stream, &mut **k, &mut **v)
         };
-        let (a, b) = race(&stream, &guard, rounds, &mut prepare, &mut ours, &mut cub_pairs)?;
-        lines.push(Line { name: "sort (u32, u32) pairs", unit: "Gpairs/s", work: n as f64, ours: a, theirs: b });
+        let (a, b) = race(
+            &stream,
+            &guard,
+            rounds,
+            &mut prepare,
+            &mut ours,
+            &mut cub_pairs,
+        )?;
+        lines.push(Line {
+            name: "sort (u32, u32) pairs",
+            unit: "Gpairs/s",
+            work: n as f64,
+            ours: a,
+            theirs: b,
+        });
     }
     drop((work, wvals, cub_keys, cub_vals, dvu, ours_y, cub_y));
 
@@ -252,7 +384,12 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let mut ours_h = stream.alloc_zeros::<u32>(256)?;
     let cub_h = stream.alloc_zeros::<i32>(256)?;
     let (pf, ph) = (ptr(&dxf)?, ptr(&cub_h)?);
-    let mut cub_hist = || cuda(unsafe { (cub.histogram)(pf, ph, 256, 0.0, 1.0, n, raw) }, "histogram");
+    let mut cub_hist = || {
+        cuda(
+            unsafe { (cub.histogram)(pf, ph, 256, 0.0, 1.0, n, raw) },
+            "histogram",
+        )
+    };
     cub_hist()?;
     algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h)?;
     let (ho, hc) = (stream.to_host(&ours_h)?, stream.to_host(&cub_h)?);
@@ -260,38 +397,49 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
         return Err(mismatch("histogram"));
     }
     let mut ours = || algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h);
-    let (a, b) = race(&stream, &guard, rounds, &mut || Ok(()), &mut ours, &mut cub_hist)?;
-    lines.push(Line { name: "histogram f32, 256 bins", unit: "GB/s", work: 4.0 * n as f64, ours: a, theirs: b });
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_hist,
+    )?;
+    lines.push(Line {
+        name: "histogram f32, 256 bins",
+        unit: "GB/s",
+        work: 4.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
     drop((dxf, ours_h, cub_h));
 
     // Block primitives inside one kernel, 8 blocks of 256 per SM.
     let tiles = n / 256;
     let blocks = 8 * dev.multiprocessor_count();
-    let mut ours_r = stream.alloc_zeros::<i32>(tiles)?;
-    let cub_r = stream.alloc_zeros::<i32>(tiles)?;
-    let pr = ptr(&cub_r)?;
-    let mut cub_reduce = || cuda(unsafe { (cub.block_reduce)(px, pr, tiles, blocks, raw) }, "block reduce");
-    cub_reduce()?;
-    launch!(block_reduce_tiles<<<blocks, 256, stream>>>(&mut ours_r, &dxi))?;
-    if stream.to_host(&ours_r)? != stream.to_host(&cub_r)? {
-        return Err(mismatch("block reduce"));
-    }
-    let mut ours = || launch!(block_reduce_tiles<<<blocks, 256, stream>>>(&mut ours_r, &dxi));
-    let (a, b) = race(&stream, &guard, rounds, &mut || Ok(()), &mut ours, &mut cub_reduce)?;
-    lines.push(Line { name: "block reduce (sum, 256 threads)", unit: "GB/s", work: 4.0 * n as f64, ours: a, theirs: b });
-    drop((ours_r, cub_r));
-    let mut ours_s = stream.alloc_zeros::<i32>(n)?;
-    let cub_s = stream.alloc_zeros::<i32>(n)?;
-    let ps = ptr(&cub_s)?;
-    let mut cub_bscan = || cuda(unsafe { (cub.block_scan)(px, ps, tiles, blocks, raw) }, "block scan");
-    cub_bscan()?;
-    launch!(block_scan_tiles<<<blocks, 256, stream>>>(&mut ours_s, &dxi))?;
-    if stream.to_host(&ours_s)? != stream.to_host(&cub_s)? {
-        return Err(mismatch("block scan"));
-    }
-    let mut ours = || launch!(block_scan_tiles<<<blocks, 256, stream>>>(&mut ours_s, &dxi));
-    let (a, b) = race(&stream, &guard, rounds, &mut || Ok(()), &mut ours, &mut cub_bscan)?;
-    lines.push(Line { name: "block inclusive sum (256 threads)", unit: "GB/s", work: 8.0 * n as f64, ours: a, theirs: b });
+    let block = BlockCase {
+        stream: &stream,
+        guard: &guard,
+        rounds,
+        raw,
+        x: px,
+        tiles,
+        blocks,
+    };
+    lines.push(block.run(
+        "block reduce (sum, 256 threads)",
+        tiles,
+        4.0 * n as f64,
+        cub.block_reduce,
+        &mut |out| launch!(block_reduce_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    lines.push(block.run(
+        "block inclusive sum (256 threads)",
+        n,
+        8.0 * n as f64,
+        cub.block_scan,
+        &mut |out| launch!(block_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
     Ok(lines)
 }
 
@@ -301,13 +449,25 @@ fn main() -> ExitCode {
     let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
     match run(rounds, log2_n) {
         Ok(lines) => {
-            println!("bench_cub: n = 2^{log2_n}, {rounds} interleaved rounds, medians; {}", nvcc::version());
-            println!("{:<36} {:>10} {:>12} {:>12} {:>8}", "algorithm", "unit", "Cuprum", "CUB", "vs CUB");
+            println!(
+                "bench_cub: n = 2^{log2_n}, {rounds} interleaved rounds, medians; {}",
+                nvcc::version()
+            );
+            println!(
+                "{:<36} {:>10} {:>12} {:>12} {:>8}",
+                "algorithm", "unit", "Cuprum", "CUB", "vs CUB"
+            );
             for l in lines {
                 let (ours, theirs) = (l.work / l.ours * 1e-6, l.work / l.theirs * 1e-6);
                 println!(
                     "{:<36} {:>10} {:>12.1} {:>12.1} {:>8.2}   ({:.3} ms vs {:.3} ms)",
-                    l.name, l.unit, ours, theirs, ours / theirs, l.ours, l.theirs
+                    l.name,
+                    l.unit,
+                    ours,
+                    theirs,
+                    ours / theirs,
+                    l.ours,
+                    l.theirs
                 );
             }
             ExitCode::SUCCESS

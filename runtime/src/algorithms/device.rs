@@ -14,7 +14,6 @@ pub const ITEMS: usize = 8;
 /// Elements per scan tile.
 pub const TILE: usize = BLOCK * ITEMS;
 
-
 /// One block's share of a reduction: block `b` combines `x[b·per_block ..][..per_block]` in
 /// the order of the elements when `op` is commutative (each thread strides through the range,
 /// then the threads' values are combined in thread order) and writes the result to `out[b]`.
@@ -33,7 +32,11 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     let n = x.len();
     let start = b * per_block;
     if start < n {
-        let end = if n - start < per_block { n } else { start + per_block };
+        let end = if n - start < per_block {
+            n
+        } else {
+            start + per_block
+        };
         // Threads past a short range read the first element; their values are not used.
         let first = if start + t < end { start + t } else { start };
         let mut acc = widen(x[first]);
@@ -49,7 +52,10 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
             let v5 = widen(x[i + 5 * threads]);
             let v6 = widen(x[i + 6 * threads]);
             let v7 = widen(x[i + 7 * threads]);
-            acc = op(op(op(op(acc, v0), v1), op(v2, v3)), op(op(v4, v5), op(v6, v7)));
+            acc = op(
+                op(op(op(acc, v0), v1), op(v2, v3)),
+                op(op(v4, v5), op(v6, v7)),
+            );
             i += 8 * threads;
         }
         while i < end {
@@ -59,7 +65,11 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
         // The threads with values are a prefix of the block: the inclusive scan at the last
         // of them is their reduction.
         let r = gpu::block::inclusive_scan(acc, &op);
-        let valid = if end - start < threads { end - start } else { threads };
+        let valid = if end - start < threads {
+            end - start
+        } else {
+            threads
+        };
         if t == valid - 1 {
             out[b] = r;
         }
@@ -170,10 +180,18 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
                     }
                     gpu::thread_fence();
                     let ku = k as usize;
-                    v = if f == PREFIX { state[2 * ku + 1] } else { state[2 * ku] };
+                    v = if f == PREFIX {
+                        state[2 * ku + 1]
+                    } else {
+                        state[2 * ku]
+                    };
                 }
                 let prefixes = gpu::ballot_sync(gpu::FULL_MASK, f == PREFIX);
-                let newest = if prefixes != 0 { 31 - prefixes.leading_zeros() } else { 0 };
+                let newest = if prefixes != 0 {
+                    31 - prefixes.leading_zeros()
+                } else {
+                    0
+                };
                 let mut valid = k >= 0 && lane >= newest;
                 let mut d = 1u32;
                 while d < 32 {
@@ -206,11 +224,19 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     let mut carry = init;
     let mut have = exclusive;
     if tile > 0 {
-        carry = if have { op(carry, tile_prefix[0]) } else { tile_prefix[0] };
+        carry = if have {
+            op(carry, tile_prefix[0])
+        } else {
+            tile_prefix[0]
+        };
         have = true;
     }
     if t > 0 {
-        carry = if have { op(carry, thread_totals[t - 1]) } else { thread_totals[t - 1] };
+        carry = if have {
+            op(carry, thread_totals[t - 1])
+        } else {
+            thread_totals[t - 1]
+        };
         have = true;
     }
     for j in 0..ITEMS {
@@ -252,26 +278,15 @@ pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> 
         }
         gpu::sync_threads();
     }
-    // Four elements per turn (their loads in flight together), then the rest.
-    let stride = gpu::grid_stride_x();
-    let mut i = gpu::global_id_x();
-    while i < x.len() {
-        let mut b = [nb; 4];
-        for j in 0..4 {
-            if i + j * stride < x.len() {
-                b[j] = bin_of(x[i + j * stride]);
+    for i in (gpu::global_id_x()..x.len()).step_by(gpu::grid_stride_x()) {
+        let bin = bin_of(x[i]);
+        if bin < nb {
+            if private {
+                gpu::atomic_add_block(&mut counts[bin], 1u32);
+            } else {
+                gpu::atomic_add(&mut bins[bin], 1u32);
             }
         }
-        for j in 0..4 {
-            if b[j] < nb {
-                if private {
-                    gpu::atomic_add_block(&mut counts[b[j]], 1u32);
-                } else {
-                    gpu::atomic_add(&mut bins[b[j]], 1u32);
-                }
-            }
-        }
-        i += 4 * stride;
     }
     if private {
         gpu::sync_threads();

@@ -115,14 +115,27 @@ macro_rules! __cuprum_scan {
             exclusive: bool,
             init: $t,
         ) {
-            ::cuprum::algorithms::device::scan_tile(y, x, state, flags, exclusive, init, |v| v, |v| v, |$a: $t, $b: $t| $body);
+            ::cuprum::algorithms::device::scan_tile(
+                y,
+                x,
+                state,
+                flags,
+                exclusive,
+                init,
+                |v| v,
+                |v| v,
+                |$a: $t, $b: $t| $body,
+            );
         }
         let (x, y, init): (_, _, $t) = ($x, $y, $init);
         ::cuprum::algorithms::__scan_with(
             $stream,
             ::cuprum::DeviceSlice::len(x),
             ::cuprum::DeviceSlice::len(&*y),
-            |s, c, state: &mut ::cuprum::DeviceViewMut<'_, $t>, flags: &mut ::cuprum::DeviceViewMut<'_, u32>| {
+            |s,
+             c,
+             state: &mut ::cuprum::DeviceViewMut<'_, $t>,
+             flags: &mut ::cuprum::DeviceViewMut<'_, u32>| {
                 user_scan::launch(s, c, y, x, state, flags, $exclusive, init)
             },
         )

@@ -31,7 +31,9 @@ mod storage;
 
 pub use storage::release_temporary_storage;
 
-use crate::{gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, LaunchConfig, Result, Stream};
+use crate::{
+    gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, LaunchConfig, Result, Stream,
+};
 use device::{BLOCK, TILE};
 
 mod sealed {
@@ -222,7 +224,9 @@ macro_rules! numbers {
         }
     }};
     (@check float $lower:ident, $upper:ident, $bins:ident) => {{
-        if !($lower < $upper) || !($upper - $lower).is_finite() {
+        if $lower.partial_cmp(&$upper) != Some(std::cmp::Ordering::Less)
+            || !($upper - $lower).is_finite()
+        {
             Err(Error::InvalidArgument(format!(
                 "a histogram's range {}..{} must be finite and not empty",
                 $lower, $upper
@@ -275,7 +279,10 @@ const REDUCE_BLOCKS: usize = 1024;
 
 /// Blocks and elements per block of a reduction of `n > 0` elements.
 fn reduce_grid(n: usize) -> (usize, usize) {
-    let per_block = n.div_ceil(REDUCE_BLOCKS).next_multiple_of(BLOCK).max(16 * BLOCK);
+    let per_block = n
+        .div_ceil(REDUCE_BLOCKS)
+        .next_multiple_of(BLOCK)
+        .max(16 * BLOCK);
     (n.div_ceil(per_block), per_block)
 }
 
@@ -297,7 +304,14 @@ fn reduce_op<T: Number>(
     } else {
         let mut partials = storage::take::<T::Wide>(stream, blocks)?;
         let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
-        T::reduce_blocks(stream, grid, &mut partials.slice_mut(..blocks), x, per_block, op)?;
+        T::reduce_blocks(
+            stream,
+            grid,
+            &mut partials.slice_mut(..blocks),
+            x,
+            per_block,
+            op,
+        )?;
         let p = partials.slice(..blocks);
         T::reduce_wide(stream, block, &mut result.slice_mut(..1), &p, blocks, op)?;
         storage::give(stream, partials);
@@ -423,8 +437,20 @@ pub fn __reduce_with<T: Element + gpu::WarpValue>(
     } else {
         let mut partials = storage::take::<T>(stream, blocks)?;
         let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
-        launch(stream, grid, &mut partials.slice_mut(..blocks), x, per_block)?;
-        launch(stream, block, &mut result.slice_mut(..1), &partials.slice(..blocks), blocks)?;
+        launch(
+            stream,
+            grid,
+            &mut partials.slice_mut(..blocks),
+            x,
+            per_block,
+        )?;
+        launch(
+            stream,
+            block,
+            &mut result.slice_mut(..1),
+            &partials.slice(..blocks),
+            blocks,
+        )?;
         storage::give(stream, partials);
     }
     let v = stream.to_host(&result.slice(..1))?[0];
@@ -516,7 +542,11 @@ fn sort_keys<K: Number>(
     let block = BLOCK as u32;
     let mut hist = storage::take::<u32>(stream, 256 * passes)?;
     let mut h = hist.slice_mut(..256 * passes);
-    kernels::clear_flags::launch(stream, LaunchConfig::for_elements(256 * passes, block), &mut h)?;
+    kernels::clear_flags::launch(
+        stream,
+        LaunchConfig::for_elements(256 * passes, block),
+        &mut h,
+    )?;
     let blocks = n.div_ceil(BLOCK * 16).min(REDUCE_BLOCKS) as u32;
     K::sort_counts(stream, LaunchConfig::new(blocks, block), &mut h, &*keys)?;
     sort_kernels::digit_starts::launch(stream, LaunchConfig::new(passes as u32, block), &mut h)?;
@@ -531,18 +561,30 @@ fn sort_keys<K: Number>(
     let config = LaunchConfig::new(tiles as u32, block);
     for p in 0..passes {
         let mut st = status.slice_mut(..256 * tiles + 1);
-        kernels::clear_flags::launch(stream, LaunchConfig::for_elements(256 * tiles + 1, block), &mut st)?;
+        kernels::clear_flags::launch(
+            stream,
+            LaunchConfig::for_elements(256 * tiles + 1, block),
+            &mut st,
+        )?;
         let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         let (order_out, order_in) = if p % 2 == 0 { (a, b) } else { (b, a) };
-        let (mut o_out, o_in) = (order_out.slice_mut(..order_len), order_in.slice(..order_len));
+        let (mut o_out, o_in) = (
+            order_out.slice_mut(..order_len),
+            order_in.slice(..order_len),
+        );
         let pass = p as u32;
         if p % 2 == 0 {
             let mut to = alt.slice_mut(..n);
-            K::sort_pass(stream, config, &mut to, &*keys, &mut o_out, &o_in, &mut st, &offsets, pass, with_order)?;
+            K::sort_pass(
+                stream, config, &mut to, &*keys, &mut o_out, &o_in, &mut st, &offsets, pass,
+                with_order,
+            )?;
         } else {
             let from = alt.slice(..n);
-            K::sort_pass(stream, config, keys, &from, &mut o_out, &o_in, &mut st, &offsets, pass, with_order)?;
+            K::sort_pass(
+                stream, config, keys, &from, &mut o_out, &o_in, &mut st, &offsets, pass, with_order,
+            )?;
         }
     }
     if passes % 2 == 1 {
@@ -568,7 +610,10 @@ fn sort_keys<K: Number>(
 /// sort, one pass over the keys per 8-bit digit (onesweep: each tile's digit counts are
 /// looked back for, as in the single-pass scans). At most 2^30 - 1 keys
 /// ([`Error::InvalidArgument`] beyond).
-pub fn sort<K: Number>(stream: &Stream, keys: &mut (impl DeviceSliceMut<K> + ?Sized)) -> Result<()> {
+pub fn sort<K: Number>(
+    stream: &Stream,
+    keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+) -> Result<()> {
     sort_keys(stream, keys, false).map(|_| ())
 }
 
@@ -593,7 +638,13 @@ pub fn sort_pairs<K: Number, V: Number>(
     let mut moved = storage::take::<V>(stream, n)?;
     let blocks = n.div_ceil(BLOCK * 4).min(4 * REDUCE_BLOCKS) as u32;
     let config = LaunchConfig::new(blocks, BLOCK as u32);
-    V::gather(stream, config, &mut moved.slice_mut(..n), &*values, &order.slice(..n))?;
+    V::gather(
+        stream,
+        config,
+        &mut moved.slice_mut(..n),
+        &*values,
+        &order.slice(..n),
+    )?;
     stream.copy(&moved.slice(..n), values)?;
     storage::give(stream, moved);
     storage::give(stream, order);

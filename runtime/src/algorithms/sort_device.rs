@@ -23,24 +23,11 @@ pub fn digit_counts<K: gpu::Num>(
         counts[b] = 0;
     }
     gpu::sync_threads();
-    // Four keys per turn (their loads in flight together), then their digits.
-    let stride = gpu::grid_stride_x();
-    let mut i = gpu::global_id_x();
-    while i < keys.len() {
-        let mut k = [K::ZERO; 4];
-        for j in 0..4 {
-            if i + j * stride < keys.len() {
-                k[j] = keys[i + j * stride];
-            }
+    for i in (gpu::global_id_x()..keys.len()).step_by(gpu::grid_stride_x()) {
+        let k = keys[i];
+        for p in 0..passes {
+            gpu::atomic_add_block(&mut counts[(256 * p + digit(k, 8 * p)) as usize], 1u32);
         }
-        for j in 0..4 {
-            if i + j * stride < keys.len() {
-                for p in 0..passes {
-                    gpu::atomic_add_block(&mut counts[(256 * p + digit(k[j], 8 * p)) as usize], 1u32);
-                }
-            }
-        }
-        i += 4 * stride;
     }
     gpu::sync_threads();
     for b in (t..bins).step_by(threads) {
@@ -113,12 +100,10 @@ pub fn onesweep_tile<K: gpu::Num>(
     let mut mine = [K::ZERO; ITEMS];
     for j in 0..ITEMS {
         let i = base + warp * 256 + j * 32 + lane;
-        if i < n {
+        let valid = i < n;
+        if valid {
             mine[j] = keys_in[i];
         }
-    }
-    for j in 0..ITEMS {
-        let valid = base + warp * 256 + j * 32 + lane < n;
         // Keys past the end get digit 256: ranked among themselves, never written.
         let d = if valid { digit(mine[j], shift) } else { 256 };
         let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
@@ -151,32 +136,15 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], UP_TO | count);
     } else {
         gpu::atomic_exch(&mut status[at], OWN | count);
-        // Four tiles back at a time (their reads in flight together), taken in order until
-        // a tile that has not published (read again) or one with the count up to it.
         let mut k = tile - 1;
-        let mut done = false;
-        while !done {
-            let mut seen = [0u32; 4];
-            for j in 0..4 {
-                if j <= k {
-                    seen[j] = gpu::atomic_add(&mut status[(k - j) * 256 + d], 0u32);
+        loop {
+            let s = gpu::atomic_add(&mut status[k * 256 + d], 0u32);
+            if s != 0 {
+                before_tile += s & COUNT;
+                if s & UP_TO != 0 {
+                    break;
                 }
-            }
-            let mut waiting = false;
-            for j in 0..4 {
-                let s = seen[j];
-                if !done && !waiting {
-                    if s == 0 {
-                        waiting = true;
-                    } else {
-                        before_tile += s & COUNT;
-                        if s & UP_TO != 0 {
-                            done = true;
-                        } else {
-                            k -= 1;
-                        }
-                    }
-                }
+                k -= 1;
             }
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));

@@ -8,7 +8,11 @@ use crate::prelude::*;
 #[kernel(instances((i8, u8), (i16, u16), (i32, u32), (i64, u64), (isize, u64), (u8, u8),
     (u16, u16), (u32, u32), (u64, u64), (usize, u64)))]
 pub fn counts_int<K: gpu::Int, U: gpu::Int>(hist: &mut [u32], keys: &[K], passes: u32) {
-    let flip = if K::MIN < K::ZERO { U::ONE << (U::MAX.count_ones() - 1) } else { U::ZERO };
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
     sort_device::digit_counts(hist, keys, passes, |k: K, s: u32| {
         ((((k as U) ^ flip) >> s) & (255 as U)) as u32
     });
@@ -46,9 +50,21 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int>(
     payload: bool,
     first: bool,
 ) {
-    let flip = if K::MIN < K::ZERO { U::ONE << (U::MAX.count_ones() - 1) } else { U::ZERO };
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
     sort_device::onesweep_tile(
-        keys_out, keys_in, pay_out, pay_in, status, offsets, shift, payload, first,
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        payload,
+        first,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
 }
@@ -69,7 +85,15 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int>(
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
     sort_device::onesweep_tile(
-        keys_out, keys_in, pay_out, pay_in, status, offsets, shift, payload, first,
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        payload,
+        first,
         |k: K, s: u32| {
             let b: U = k.to_bits();
             let m = if b & sign != U::ZERO { !b } else { b | sign };

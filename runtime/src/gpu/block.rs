@@ -9,8 +9,7 @@
 //!
 //! Scratch space: each primitive keeps one value per warp in a shared array of 32 (the most
 //! warps a block has), one array per primitive and element type in a kernel, shared by its
-//! calls; every warp then scans those values in its lanes (so all threads get the result
-//! without another barrier). Each call ends with a barrier after its last read of the array, so calls may follow
+//! calls. Each call ends with a barrier after its last read of the array, so calls may follow
 //! each other without one (CUB asks for a `__syncthreads()` between reuses of its storage).
 
 use crate::prelude::*;
@@ -33,19 +32,12 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
         partial[(t / 32) as usize] = w;
     }
     gpu::sync_threads();
-    let r = over_warps(partial, n / 32, n / 32, &op);
+    let mut r = partial[0];
+    for i in 1..(n / 32) as usize {
+        r = op(r, partial[i]);
+    }
     gpu::sync_threads();
     r
-}
-
-/// `op` over `partial[..upto]` (the first `upto` of the block's `warps` warp results), in
-/// every thread: each warp scans the warp results in its lanes and takes lane `upto - 1`.
-#[device]
-fn over_warps<T: gpu::WarpValue>(partial: &[T], warps: u32, upto: u32, op: impl Fn(T, T) -> T) -> T {
-    let lane = gpu::lane_id();
-    let mine = partial[(if lane < warps { lane } else { warps - 1 }) as usize];
-    let scanned = super::warp::inclusive_scan(mine, &op);
-    gpu::shfl_sync(gpu::FULL_MASK, scanned, if upto > 0 { upto - 1 } else { 0 })
 }
 
 /// The sum of the block's values (integers wrap), in every thread.
@@ -70,15 +62,21 @@ pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
 #[device]
 pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
-    let (t, n) = thread_rank();
-    let (warp, lane) = (t / 32, t % 32);
+    let (t, _) = thread_rank();
+    let (warp, lane) = ((t / 32) as usize, t % 32);
     let x = super::warp::inclusive_scan(v, &op);
     if lane == 31 {
-        partial[warp as usize] = x;
+        partial[warp] = x;
     }
     gpu::sync_threads();
-    let before = over_warps(partial, n / 32, warp, &op);
-    let r = if warp > 0 { op(before, x) } else { x };
+    let mut r = x;
+    if warp > 0 {
+        let mut before = partial[0];
+        for i in 1..warp {
+            before = op(before, partial[i]);
+        }
+        r = op(before, x);
+    }
     gpu::sync_threads();
     r
 }
@@ -87,17 +85,20 @@ pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 #[device]
 pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
-    let (t, n) = thread_rank();
-    let (warp, lane) = (t / 32, t % 32);
+    let (t, _) = thread_rank();
+    let (warp, lane) = ((t / 32) as usize, t % 32);
     let x = super::warp::inclusive_scan(v, &op);
     if lane == 31 {
-        partial[warp as usize] = x;
+        partial[warp] = x;
     }
     gpu::sync_threads();
     let within = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
-    let before = over_warps(partial, n / 32, warp, &op);
     let mut r = init;
     if warp > 0 {
+        let mut before = partial[0];
+        for i in 1..warp {
+            before = op(before, partial[i]);
+        }
         r = op(r, before);
     }
     if lane > 0 {
@@ -128,6 +129,7 @@ pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
 /// move through a shared array of that size. More is a failed assertion (`KernelPanic`).
 /// One stable split per key bit, each a block-wide scan of the threads' counts.
 #[device]
+#[allow(clippy::manual_memcpy)] // `copy_from_slice` is not kernel code
 pub fn radix_sort<K: gpu::Int>(keys: &mut [K]) {
     let scratch = gpu::shared_array::<K, 4096>();
     let (t, n) = thread_rank();

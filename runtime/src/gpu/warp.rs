@@ -66,15 +66,7 @@ pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 #[device]
 pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) -> T {
     let lane = gpu::lane_id();
-    let mut x = v;
-    let mut d = 1u32;
-    while d < 32 {
-        let y = gpu::shfl_up_sync(gpu::FULL_MASK, x, d);
-        if lane >= d {
-            x = op(y, x);
-        }
-        d *= 2;
-    }
+    let x = inclusive_scan(v, &op);
     let before = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
     if lane == 0 {
         init
