@@ -182,7 +182,8 @@ pub enum ItemValue {
     Other,
 }
 
-/// Compiles a kernel for `toolchain` (see [`compile`]) and assembles its cubins.
+/// Compiles a kernel for `toolchain` (see [`compile_with`](crate::compile_with)) and assembles
+/// its cubins.
 pub fn build(
     source: &KernelSource,
     options: &KernelOptions,

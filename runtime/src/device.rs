@@ -262,7 +262,8 @@ impl Device {
     }
 
     /// The cudarc context, for interop (`None` for the simulator): cudarc streams and slices
-    /// made from it can be adopted with [`Stream::from_cuda_stream`] and
+    /// made from it can be adopted with
+    /// [`Stream::from_cuda_stream`](crate::Stream::from_cuda_stream) and
     /// [`DeviceBuffer::from_cuda_slice`](crate::DeviceBuffer::from_cuda_slice).
     pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
         match &self.core.kind {

@@ -98,15 +98,16 @@ impl Stream {
     ///
     /// `body` should do nothing but launch on the handle it gets. Only kernel launches can be
     /// captured: copies, allocations, events and synchronisation on the handle are
-    /// [`Error::Capture`]. Anything else it does happens when it runs, and it runs a
-    /// different number of times on each kind of device: twice during a GPU capture (a first
-    /// pass checks the launches and loads their kernels, so that nothing but launches reaches
-    /// the captured stream), and on the simulator once during the capture and again at each
-    /// replay. Launches on other streams are not captured.
+    /// [`Error::Capture`](crate::Error::Capture). Anything else it does happens when it
+    /// runs, and it runs a different number of times on each kind of device: twice during a
+    /// GPU capture (a first pass checks the launches and loads their kernels, so that nothing
+    /// but launches reaches the captured stream), and on the simulator once during the
+    /// capture and again at each replay. Launches on other streams are not captured.
     ///
     /// # Errors
-    /// `body`'s error (a launch's configuration error among them); [`Error::Capture`] on a
-    /// capture handle; driver errors from the capture.
+    /// `body`'s error (a launch's configuration error among them);
+    /// [`Error::Capture`](crate::Error::Capture) on a capture handle; driver errors from the
+    /// capture.
     pub fn capture<'a>(
         &self,
         body: impl FnMut(&Stream) -> Result<()> + Send + 'a,

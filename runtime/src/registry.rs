@@ -32,7 +32,7 @@ pub struct Site {
 pub struct KernelInfo {
     /// The kernel's loaded modules, one per CUDA context, shared by its launches and its
     /// occupancy queries: a `static` of the expansion, the kernel's identity (see
-    /// [`KernelInfo::load`]).
+    /// `KernelInfo::load`).
     pub cache: fn() -> &'static FunctionCache,
     /// The PTX entry name.
     pub name: &'static str,

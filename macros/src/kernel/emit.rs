@@ -337,61 +337,12 @@ fn emit_impl(
         .collect();
     let launcher = launcher(func, cfg, options, instance, &signature, &arg_names);
     let ptx = with_debug_assertions(&k.build.ptx, k.release.as_ref().map(|r| &r.ptx));
-    let entry = &k.entry;
-    let checked = k.records_failures;
-    let max_threads = options.max_threads.unwrap_or(0);
-    let sites = k.sites.iter().map(|s| {
-        let kind = format_ident!("{}", s.kind);
-        let message = match &s.message {
-            Some(f) => quote!(::core::option::Option::Some(#f)),
-            None => quote!(::core::option::Option::None),
-        };
-        let at = &s.location;
-        let rt = crate::private_at(s.span);
-        quote_spanned!(s.span=> #rt::Site {
-            kind: #rt::CheckKind::#kind,
-            #at,
-            message: #message,
-        })
-    });
-    // Each argument becomes the runtime's `KernelArg` for its parameter (which owns the
-    // calling convention), once for a GPU and once for the simulator.
-    let mut args = Vec::new();
-    let mut locals = Vec::new();
-    for (i, p) in params.iter().enumerate() {
-        locals.push(format_ident!("__cuprum_arg{}", i));
-        args.push(match p {
-            HostParam::Slice {
-                name,
-                mutable: true,
-                ..
-            } => quote!(#rt::SliceMut::new(#name)),
-            HostParam::Slice {
-                name,
-                mutable: false,
-                ..
-            } => quote!(#rt::Slice::new(#name)),
-            HostParam::Scalar { name, .. } => quote!(#rt::Value(#name)),
-        });
-    }
     let sim_body_name = format_ident!("{}", cuprum_codegen::SIM_BODY);
     let sim_body = &k.sim.body;
-    let cooperative = k.sim.cooperative;
-    let frame_bytes = k.sim.frame_bytes as usize;
-    let grid_sync = options.cooperative;
-    let shared_bytes = k.sim.shared.iter().map(|&b| b as usize);
+    let entry = &k.entry;
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
-    let cubins = |sass: &[(u32, Vec<u8>)]| {
-        let each = sass.iter().map(|(cc, cubin)| {
-            let bytes = proc_macro2::Literal::byte_string(cubin);
-            quote!((#cc, #bytes))
-        });
-        quote!(&[#(#each),*])
-    };
-    let sass = with_debug_assertions(
-        cubins(&k.build.sass),
-        k.release.as_ref().map(|r| cubins(&r.sass)),
-    );
+    let info = info(k, options);
+    let (locals, args) = arguments(params);
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
@@ -403,25 +354,7 @@ fn emit_impl(
             /// The kernel's PTX entry name.
             #vis const NAME: &'static str = #entry;
             #[doc(hidden)]
-            #vis const INFO: #rt::KernelInfo = #rt::KernelInfo {
-                name: #entry,
-                cache: {
-                    fn cache() -> &'static #rt::FunctionCache {
-                        static CACHE: #rt::FunctionCache = #rt::FunctionCache::new();
-                        &CACHE
-                    }
-                    cache
-                },
-                ptx: #ptx,
-                checked: #checked,
-                max_threads: #max_threads,
-                sites: &[#(#sites),*],
-                sass: #sass,
-                cooperative: #cooperative,
-                frame_bytes: #frame_bytes,
-                grid_sync: #grid_sync,
-                shared: &[#(#rt::sim::SharedDecl { bytes: #shared_bytes }),*],
-            };
+            #vis const INFO: #rt::KernelInfo = #info;
 
             #[doc = #doc_launch]
             #vis #unsafety fn launch(
@@ -455,6 +388,88 @@ fn emit_impl(
 
         #launcher
     }
+}
+
+/// The kernel's `KernelInfo`, as the expression of its `INFO`.
+fn info(k: &Artifact, options: &KernelOptions) -> TokenStream {
+    let rt = crate::private();
+    let entry = &k.entry;
+    let checked = k.records_failures;
+    let max_threads = options.max_threads.unwrap_or(0);
+    let sites = k.sites.iter().map(|s| {
+        let kind = format_ident!("{}", s.kind);
+        let message = match &s.message {
+            Some(f) => quote!(::core::option::Option::Some(#f)),
+            None => quote!(::core::option::Option::None),
+        };
+        let at = &s.location;
+        let rt = crate::private_at(s.span);
+        quote_spanned!(s.span=> #rt::Site {
+            kind: #rt::CheckKind::#kind,
+            #at,
+            message: #message,
+        })
+    });
+    let cooperative = k.sim.cooperative;
+    let frame_bytes = k.sim.frame_bytes as usize;
+    let grid_sync = options.cooperative;
+    let shared_bytes = k.sim.shared.iter().map(|&b| b as usize);
+    let cubins = |sass: &[(u32, Vec<u8>)]| {
+        let each = sass.iter().map(|(cc, cubin)| {
+            let bytes = proc_macro2::Literal::byte_string(cubin);
+            quote!((#cc, #bytes))
+        });
+        quote!(&[#(#each),*])
+    };
+    let sass = with_debug_assertions(
+        cubins(&k.build.sass),
+        k.release.as_ref().map(|r| cubins(&r.sass)),
+    );
+    let ptx = with_debug_assertions(&k.build.ptx, k.release.as_ref().map(|r| &r.ptx));
+    quote!(#rt::KernelInfo {
+        name: #entry,
+        cache: {
+            fn cache() -> &'static #rt::FunctionCache {
+                static CACHE: #rt::FunctionCache = #rt::FunctionCache::new();
+                &CACHE
+            }
+            cache
+        },
+        ptx: #ptx,
+        checked: #checked,
+        max_threads: #max_threads,
+        sites: &[#(#sites),*],
+        sass: #sass,
+        cooperative: #cooperative,
+        frame_bytes: #frame_bytes,
+        grid_sync: #grid_sync,
+        shared: &[#(#rt::sim::SharedDecl { bytes: #shared_bytes }),*],
+    })
+}
+
+/// Each argument as the runtime's `KernelArg` for its parameter (which owns the calling
+/// convention), with the local that holds it.
+fn arguments(params: &[HostParam]) -> (Vec<syn::Ident>, Vec<TokenStream>) {
+    let rt = crate::private();
+    let mut args = Vec::new();
+    let mut locals = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        locals.push(format_ident!("__cuprum_arg{}", i));
+        args.push(match p {
+            HostParam::Slice {
+                name,
+                mutable: true,
+                ..
+            } => quote!(#rt::SliceMut::new(#name)),
+            HostParam::Slice {
+                name,
+                mutable: false,
+                ..
+            } => quote!(#rt::Slice::new(#name)),
+            HostParam::Scalar { name, .. } => quote!(#rt::Value(#name)),
+        });
+    }
+    (locals, args)
 }
 
 /// The safety contract of an `unchecked` kernel's launch, appended to its docs.
