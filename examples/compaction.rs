@@ -52,7 +52,7 @@ pub fn write_kept(
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let stream = dev.default_stream();
-    let n = if dev.is_simulator() {
+    let n = if cuprum_testkit::small_inputs(dev) {
         300_001
     } else {
         50_000_017

@@ -99,7 +99,7 @@ nums!(i8: 0, 1; i16: 0, 1; i32: 0, 1; i64: 0, 1; isize: 0, 1; u8: 0, 1; u16: 0, 
 /// `f32` or `f64`: the bound of float-generic kernels (`#[kernel(instances(f32, f64))] fn
 /// k<T: gpu::Float>(..)`) and device functions.
 ///
-/// Kernels can use every method of DESIGN §2 on `T`. A generic `#[device]` function is also
+/// Kernels can use every float method (`sqrt`, `exp`, `mul_add`, ...) on `T`. A generic `#[device]` function is also
 /// compiled as ordinary generic Rust for the host, where only the operators and the methods
 /// below are available (and literals need a conversion such as `T::from_f64(2.0)`).
 pub trait Float:
