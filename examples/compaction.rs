@@ -106,13 +106,26 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     } else {
         50_000_017
     };
-    run_with(dev, n)
+    run_with(dev, n, true)
 }
 
-/// The example with `n` particles (`tests/gpu_algorithms.rs` runs it at other sizes).
-pub fn run_with(dev: &Device, n: usize) -> Result<std::result::Result<String, String>> {
+/// The example with `n` particles (`tests/gpu_algorithms.rs` runs it at other sizes). With
+/// `each_step_alone`, the host waits for each step before queueing the next (so that a step
+/// that does not finish is the one named); without, the work is queued as a program would.
+pub fn run_with(
+    dev: &Device,
+    n: usize,
+    each_step_alone: bool,
+) -> Result<std::result::Result<String, String>> {
     let stream = dev.default_stream();
     let watchdog = Watchdog::new(dev);
+    let wait = || {
+        if each_step_alone {
+            stream.synchronize()
+        } else {
+            Ok(())
+        }
+    };
     let energy = cuprum_testkit::random_f32(n, 0.0, 10.0);
     let threshold = 7.5;
     let blocks = n.div_ceil(BLOCK as usize);
@@ -120,11 +133,11 @@ pub fn run_with(dev: &Device, n: usize) -> Result<std::result::Result<String, St
     let mut counts = stream.alloc_zeros::<u32>(blocks)?;
     watchdog.step("count_kept");
     launch!(count_kept<<<blocks as u32, BLOCK, stream>>>(&mut counts, &de, threshold))?;
-    stream.synchronize()?;
+    wait()?;
     let mut first = stream.alloc_zeros::<u32>(blocks)?;
     watchdog.step("algorithms::exclusive_sum of the block counts");
     algorithms::exclusive_sum(&stream, &counts, &mut first)?;
-    stream.synchronize()?;
+    wait()?;
     watchdog.step("algorithms::sum of the block counts");
     let total = algorithms::sum(&stream, &counts)? as usize;
     if total > n {
@@ -138,7 +151,7 @@ pub fn run_with(dev: &Device, n: usize) -> Result<std::result::Result<String, St
     launch!(write_kept<<<blocks as u32, BLOCK, stream>>>(
         &mut kept_energy, &mut kept_index, &de, &first, threshold
     ))?;
-    stream.synchronize()?;
+    wait()?;
     watchdog.step("algorithms::max of the kept energies");
     let largest = algorithms::max(&stream, &kept_energy)?;
     let (got_e, got_i) = (stream.to_host(&kept_energy)?, stream.to_host(&kept_index)?);

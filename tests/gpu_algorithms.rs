@@ -459,7 +459,8 @@ mod compaction;
 /// algorithms' temporary storage), checked against the CPU, at sizes where the scan of the
 /// block counts has one tile and several; on a GPU also at the example's 50 M, which stalled
 /// on the H200. On a GPU, a step that does not finish ends the process (code 3, naming it)
-/// instead of hanging the test.
+/// instead of hanging the test. Each size runs queued as the example's code is written, then
+/// with the host waiting after each step (which names a step that does not finish).
 #[test]
 fn compaction_example_sequence() -> cuprum::Result<()> {
     for dev in cuprum_testkit::backends()? {
@@ -469,9 +470,12 @@ fn compaction_example_sequence() -> cuprum::Result<()> {
             &[600_017, 4_000_037, 50_000_017]
         };
         for &n in sizes {
-            match compaction::run_with(&dev, n)? {
-                Ok(summary) => eprintln!("{} n={n}: {summary}", dev.name()),
-                Err(wrong) => panic!("{} n={n}: {wrong}", dev.name()),
+            for alone in [false, true] {
+                let what = format!("{} n={n} each_step_alone={alone}", dev.name());
+                match compaction::run_with(&dev, n, alone)? {
+                    Ok(summary) => eprintln!("{what}: {summary}"),
+                    Err(wrong) => panic!("{what}: {wrong}"),
+                }
             }
         }
     }
