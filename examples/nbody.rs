@@ -109,7 +109,11 @@ pub fn check(
 
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let n = if cuprum_testkit::small_inputs(dev) { 700 } else { 30_001 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        700
+    } else {
+        30_001
+    };
     let (body, eps2) = (inputs(n), 0.01);
     let got = compute(&dev.default_stream(), &body, eps2)?;
     Ok(check(&body, eps2, &got, (0..n).step_by(n / 100)))

@@ -77,7 +77,11 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let got = compute(
         &dev.default_stream(),
         &x,
-        if cuprum_testkit::small_inputs(dev) { 64 } else { 1024 },
+        if cuprum_testkit::small_inputs(dev) {
+            64
+        } else {
+            1024
+        },
     )?;
     Ok(check(&x, got))
 }

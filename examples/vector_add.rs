@@ -33,7 +33,11 @@ pub fn check(a: &[f32], b: &[f32], got: &[f32]) -> std::result::Result<String, S
 
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let n = if cuprum_testkit::small_inputs(dev) { 100_003 } else { 1 << 24 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        100_003
+    } else {
+        1 << 24
+    };
     let a = cuprum_testkit::random_f32(n, -1.0, 1.0);
     let b = cuprum_testkit::random_f32(n, -1.0, 1.0);
     let got = compute(&dev.default_stream(), &a, &b)?;
