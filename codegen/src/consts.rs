@@ -81,6 +81,7 @@ pub(crate) const MAX_CONST_DEPTH: u32 = 256;
 pub struct ModuleItems {
     items: Rc<Vec<ModuleItem>>,
     structs: Rc<Vec<ModuleStruct>>,
+    enums: Rc<Vec<ModuleEnum>>,
     impls: Rc<Vec<Rc<syn::ItemImpl>>>,
 }
 
@@ -93,8 +94,22 @@ pub struct ModuleStruct {
     pub device_copy: bool,
 }
 
+/// A field-less enum defined in the module: kernels may use it when it derives `DeviceCopy`.
+#[derive(Clone, Debug)]
+pub struct ModuleEnum {
+    /// The definition as written.
+    pub item: Rc<syn::ItemEnum>,
+    /// Whether its `#[derive(..)]` lists `DeviceCopy`.
+    pub device_copy: bool,
+}
+
 /// Whether `attrs` hold a `#[derive(..)]` that lists `DeviceCopy` (by any path).
 fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
+    derives(attrs, "DeviceCopy")
+}
+
+/// Whether `attrs` hold a `#[derive(..)]` that lists `name` (by any path).
+pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("derive")
             && a.parse_args_with(
@@ -103,7 +118,7 @@ fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
             .is_ok_and(|paths| {
                 paths
                     .iter()
-                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "DeviceCopy"))
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
             })
     })
 }
@@ -113,6 +128,7 @@ impl ModuleItems {
     pub fn from_items<'i>(items: impl IntoIterator<Item = &'i syn::Item>) -> ModuleItems {
         let mut out = Vec::new();
         let mut structs = Vec::new();
+        let mut enums = Vec::new();
         let mut impls = Vec::new();
         for item in items {
             match item {
@@ -134,6 +150,10 @@ impl ModuleItems {
                         item: Rc::new(s.clone()),
                     })
                 }
+                syn::Item::Enum(e) if e.generics.params.is_empty() => enums.push(ModuleEnum {
+                    device_copy: derives_device_copy(&e.attrs),
+                    item: Rc::new(e.clone()),
+                }),
                 // Too deep to copy: left out (a use is then an unknown name).
                 syn::Item::Const(c) if !shallow(&c.expr, MAX_CONST_DEPTH) => {}
                 syn::Item::Static(s) if !shallow(&s.expr, MAX_CONST_DEPTH) => {}
@@ -166,6 +186,7 @@ impl ModuleItems {
         ModuleItems {
             items: Rc::new(unique),
             structs: Rc::new(structs),
+            enums: Rc::new(enums),
             impls: Rc::new(impls),
         }
     }
@@ -209,6 +230,11 @@ impl ModuleItems {
         self.structs.iter().find(|s| s.item.ident == name)
     }
 
+    /// The enum named `name`.
+    pub fn get_enum(&self, name: &str) -> Option<&ModuleEnum> {
+        self.enums.iter().find(|e| e.item.ident == name)
+    }
+
     /// These items with, ahead of them, the const generic parameters of one instance:
     /// name, type and value (`BLOCK`, `usize`, 256).
     pub fn with_params(&self, params: &[(String, crate::ty::Scalar, i128)]) -> ModuleItems {
@@ -234,6 +260,7 @@ impl ModuleItems {
         ModuleItems {
             items: Rc::new(out),
             structs: self.structs.clone(),
+            enums: self.enums.clone(),
             impls: self.impls.clone(),
         }
     }
@@ -250,7 +277,7 @@ impl ModuleItems {
 
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty() && self.structs.is_empty()
+        self.items.is_empty() && self.structs.is_empty() && self.enums.is_empty()
     }
 
     /// The items as Rust source tokens (`const A: T = v; static B: U = w;`), for a
@@ -275,6 +302,12 @@ impl ModuleItems {
         }
         for s in self.structs.iter().filter(|s| s.device_copy) {
             let mut item = (*s.item).clone();
+            item.attrs
+                .retain(|a| a.path().is_ident("derive") || a.path().is_ident("repr"));
+            item.to_tokens(&mut out);
+        }
+        for e in self.enums.iter().filter(|e| e.device_copy) {
+            let mut item = (*e.item).clone();
             item.attrs
                 .retain(|a| a.path().is_ident("derive") || a.path().is_ident("repr"));
             item.to_tokens(&mut out);

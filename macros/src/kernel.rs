@@ -150,29 +150,49 @@ fn confirm_layouts(
     compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)],
     module: &cuprum_codegen::consts::ModuleItems,
 ) -> TokenStream {
-    use cuprum_codegen::ty::{struct_layout, StructDef, Ty};
-    fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>) {
+    use cuprum_codegen::ty::{struct_layout, EnumDef, StructDef, Ty};
+    fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>, enums: &mut Vec<&'t EnumDef>) {
         match ty {
-            Ty::Array(t, _) => collect(t, out),
-            Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
+            Ty::Array(t, _) => collect(t, out, enums),
+            Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out, enums)),
             Ty::Struct(d) if !out.iter().any(|s| s.name == d.name) => {
                 out.push(d);
-                d.fields.iter().for_each(|(_, t)| collect(t, out));
+                d.fields.iter().for_each(|(_, t)| collect(t, out, enums));
             }
+            Ty::Enum(d) if !enums.iter().any(|e| e.name == d.name) => enums.push(d),
             _ => {}
         }
     }
     let mut defs = Vec::new();
+    let mut enums = Vec::new();
     for k in compiled.iter().filter_map(|(_, k)| k.as_ref()) {
         let p = &k.program;
         for f in std::iter::once(&p.kernel).chain(&p.functions) {
             for l in &f.locals {
-                collect(&l.ty, &mut defs);
+                collect(&l.ty, &mut defs, &mut enums);
             }
-            collect(&f.ret, &mut defs);
+            collect(&f.ret, &mut defs, &mut enums);
         }
     }
     let mut checks = Vec::new();
+    // An enum: its size and every variant's discriminant as the kernel compiler read them.
+    for d in enums
+        .into_iter()
+        .filter(|d| module.get_enum(&d.name).is_some())
+    {
+        let name = format_ident!("{}", d.name);
+        let size = d.repr.bytes() as usize;
+        let message = format!("the kernel compiler read `{}` differently from rustc: is it defined once in this module?", d.name);
+        let variants = d.variants.iter().map(|(v, value)| {
+            let v = format_ident!("{}", v);
+            let value = proc_macro2::Literal::i128_unsuffixed(*value);
+            quote!(&& (#name::#v as i128) == #value)
+        });
+        checks.push(quote!(::core::assert!(
+            ::core::mem::size_of::<#name>() == #size #(#variants)*,
+            #message
+        );));
+    }
     for d in defs
         .into_iter()
         .filter(|d| module.get_struct(&d.name).is_some())

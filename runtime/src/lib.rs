@@ -61,7 +61,7 @@ pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
-pub use device_copy::DeviceCopy;
+pub use device_copy::{AnyBitPattern, DeviceCopy};
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
 pub use expansion::KernelInfo;

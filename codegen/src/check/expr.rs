@@ -609,6 +609,9 @@ impl Checker<'_> {
                 };
             }
         }
+        if let Some(e) = self.enum_variant(p) {
+            return e;
+        }
         if let Some(e) = self.assoc_const_value(p) {
             return e;
         }
@@ -842,6 +845,10 @@ impl Checker<'_> {
         }
         let l = self.expr(&b.left);
         let r = self.expr(&b.right);
+        let (l, r) = match self.enum_binary(op, l, r, b) {
+            Ok(e) => return e,
+            Err(operands) => operands,
+        };
         let (ty, site) = self.operator_types(op, &l, &r, b, false);
         Expr {
             kind: ExprKind::Binary(op, Box::new(l), Box::new(r), site),
@@ -1094,6 +1101,9 @@ impl Checker<'_> {
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let span = span_of(c);
         let inner = self.expr(&c.expr);
+        if let Some(e) = self.enum_cast(c, &inner) {
+            return e;
+        }
         let Some(target) = self.scalar_type(&c.ty) else {
             return error_expr(span);
         };

@@ -9,6 +9,7 @@ mod builtins;
 mod call;
 mod closure;
 mod consts;
+mod enums;
 mod expr;
 mod infer;
 mod init;

@@ -34,7 +34,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// The LLVM constant of a literal value (numbers, `bool`s and arrays of them).
     fn constant_value(&self, e: &Expr) -> BasicValueEnum<'ctx> {
         match (&e.kind, &e.ty) {
-            (ExprKind::Int(v), Ty::Scalar(s)) => self.int_const(*s, *v).into(),
+            (ExprKind::Int(v), t) if t.scalar_repr().is_some() => {
+                self.int_const(t.scalar_repr().expect("checked"), *v).into()
+            }
             (ExprKind::Float(v), Ty::Scalar(Scalar::F32)) => {
                 self.ctx.f32_type().const_float(*v as f32 as f64).into()
             }
