@@ -1,6 +1,6 @@
-//! The PTX of the kernels that use field-less `#[derive(DeviceCopy)]` enums: an insta
-//! snapshot each, and `ptxas` accepts each for sm_90. An enum parameter is its `repr`
-//! integer.
+//! The PTX of the kernels that use field-less `#[derive(DeviceCopy)]` enums and constants of
+//! user types: an insta snapshot each, and `ptxas` accepts each for sm_90. An enum parameter
+//! is its `repr` integer; tables of structs are in constant memory.
 
 #[path = "kernels/enums.rs"]
 mod enums;
@@ -12,7 +12,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
             vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
         };
     }
-    k![enums::enum_ops, enums::enum_match]
+    k![enums::enum_ops, enums::enum_match, enums::run_program]
 }
 
 #[test]
@@ -46,4 +46,13 @@ fn enum_parameters_are_their_repr() {
     assert_eq!(decl(8), format!(".param .u8 {entry}_param_8"));
     assert_eq!(decl(9), format!(".param .align 4 .b8 {entry}_param_9[8]"));
     assert_eq!(decl(10), format!(".param .u32 {entry}_param_10"));
+}
+
+/// Constants of struct arrays and `static` tables of structs are in constant memory.
+#[test]
+fn struct_tables_are_in_constant_memory() {
+    let ptx = enums::run_program::PTX;
+    let consts: Vec<&str> = ptx.lines().filter(|l| l.contains(".const")).collect();
+    assert!(consts.iter().any(|l| l.contains("TABLE")), "{ptx}");
+    assert!(ptx.contains("ld.const"), "{ptx}");
 }

@@ -104,3 +104,49 @@ fn enum_layout_is_the_hosts() {
     assert_eq!(offset_of!(Step, op), 4);
     assert_eq!(offset_of!(Step, tag), 6);
 }
+
+/// Constants of user types (module and body, structs, tuples, enums, arrays of structs, a
+/// `static` table) against the same constants on the host.
+#[test]
+fn constants_of_user_types() -> cuprum::Result<()> {
+    const LOCAL: Step = Step {
+        operand: 0.75,
+        op: DEFAULT_OP,
+        twice: true,
+        tag: PAIR.1 as u16,
+    };
+    const WEIGHTS: (f32, [f32; LEN + 1]) = (2.0, [0.5, 0.25, 0.125, 0.0625]);
+    let n = 2000 + fastrand::usize(..100);
+    let xs = cuprum_testkit::random_f32(n, -4.0, 4.0);
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let mut v = xs[i];
+            for s in PROGRAM {
+                v = s.op.apply(v, s.operand);
+                if s.twice {
+                    v *= WEIGHTS.0;
+                }
+            }
+            let t = TABLE[i % 2];
+            v = t.op.apply(v, t.operand) + LOCAL.op.apply(PAIR.0, LOCAL.operand);
+            v * WEIGHTS.1[i % (LEN + 1)] + (ORIGIN.tag + LOCAL.tag + t.tag) as f32 + PAIR.1 as f32
+        })
+        .collect();
+    for device in backends()? {
+        let stream = device.default_stream();
+        let dx = stream.to_device(&xs)?;
+        let mut out = stream.to_device(&vec![f32::NAN; n])?;
+        launch!(run_program<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let tol = 1e-5 * want[i].abs().max(1.0);
+            assert!(
+                (got[i] - want[i]).abs() <= tol,
+                "{i}: {} vs {}",
+                got[i],
+                want[i]
+            );
+        }
+    }
+    Ok(())
+}

@@ -229,8 +229,6 @@ fn confirm_layouts(
 /// rustc gives the scalar the value the kernel compiler computed (and, for every item, a use
 /// that rustc sees: the kernel's own use is invisible to it).
 fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> TokenStream {
-    use cuprum_codegen::ir::ExprKind;
-    use cuprum_codegen::ty::Ty;
     let mut seen: Vec<&str> = Vec::new();
     let mut checks = Vec::new();
     for (name, value) in compiled
@@ -244,28 +242,81 @@ fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<CompiledKernel>)]) -> Tok
         seen.push(name);
         let ident = format_ident!("{}", name, span = value.span);
         let message = format!("the kernel compiler read another value for `{name}` from this file than rustc computed (is it made by a macro?): define it as a plain `const` next to the kernel");
-        checks.push(match (&value.kind, &value.ty) {
-            (ExprKind::Int(v), Ty::Scalar(s)) => {
-                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
-                let t = format_ident!("{}", s.name());
-                quote!(::core::assert!(#ident == (#lit as #t), #message);)
-            }
-            (ExprKind::Bool(v), _) => quote!(::core::assert!(#ident == #v, #message);),
-            (ExprKind::Float(v), Ty::Scalar(s)) => {
-                let bits = if s.name() == "f32" {
-                    proc_macro2::Literal::u64_unsuffixed((*v as f32).to_bits() as u64)
-                } else {
-                    proc_macro2::Literal::u64_unsuffixed(v.to_bits())
-                };
-                quote!(::core::assert!(#ident.to_bits() as u64 == #bits, #message);)
-            }
-            _ => quote!(let _ = &#ident;),
-        });
+        // Every scalar of the value (of a struct's fields, an array's elements: up to a
+        // bound, which keeps rustc's const evaluation short for large tables).
+        let mut leaves = Vec::new();
+        value_checks(quote!(#ident), value, &mut leaves, LEAF_CHECKS);
+        checks.push(quote!(let _ = &#ident;));
+        checks.extend(
+            leaves
+                .into_iter()
+                .map(|c| quote!(::core::assert!(#c, #message);)),
+        );
     }
     if checks.is_empty() {
         return TokenStream::new();
     }
     quote!(const _: () = { #(#checks)* };)
+}
+
+/// How many scalars of one constant `confirm_items` compares with rustc's value.
+const LEAF_CHECKS: usize = 64;
+
+/// Conditions that `place` (an expression naming a part of a constant) holds `value`, one per
+/// scalar, at most `limit` in all.
+fn value_checks(
+    place: TokenStream,
+    value: &cuprum_codegen::ir::Expr,
+    out: &mut Vec<TokenStream>,
+    limit: usize,
+) {
+    use cuprum_codegen::ir::ExprKind;
+    use cuprum_codegen::ty::Ty;
+    if out.len() >= limit {
+        return;
+    }
+    match (&value.kind, &value.ty) {
+        (ExprKind::Int(v), Ty::Scalar(s)) => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+            let t = format_ident!("{}", s.name());
+            out.push(quote!(#place == (#lit as #t)));
+        }
+        (ExprKind::Int(v), Ty::Enum(_)) => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+            out.push(quote!((#place as i128) == #lit));
+        }
+        (ExprKind::Bool(v), _) => out.push(quote!(#place == #v)),
+        (ExprKind::Float(v), Ty::Scalar(s)) => {
+            let bits = if s.name() == "f32" {
+                proc_macro2::Literal::u64_unsuffixed((*v as f32).to_bits() as u64)
+            } else {
+                proc_macro2::Literal::u64_unsuffixed(v.to_bits())
+            };
+            out.push(quote!(#place.to_bits() as u64 == #bits));
+        }
+        (ExprKind::Array(xs), _) => {
+            for (k, x) in xs.iter().enumerate() {
+                value_checks(quote!(#place[#k]), x, out, limit);
+            }
+        }
+        (ExprKind::Tuple(xs), Ty::Struct(d)) => {
+            for (x, (f, _)) in xs.iter().zip(&d.fields) {
+                let member: syn::Member = if d.tuple {
+                    syn::Member::Unnamed(syn::Index::from(f.parse::<usize>().unwrap_or(0)))
+                } else {
+                    syn::Member::Named(format_ident!("{}", f))
+                };
+                value_checks(quote!(#place.#member), x, out, limit);
+            }
+        }
+        (ExprKind::Tuple(xs), _) => {
+            for (k, x) in xs.iter().enumerate() {
+                let k = syn::Index::from(k);
+                value_checks(quote!(#place.#k), x, out, limit);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A generic parameter of a kernel: a type, or a constant of an integer type.

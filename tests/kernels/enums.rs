@@ -132,3 +132,79 @@ pub fn enum_match(out: &mut [u32], xs: &[u32]) {
         out[i] = r;
     }
 }
+
+/// How many steps a program has: a constant used as an array length.
+pub const LEN: usize = 3;
+
+/// Constants of user types: a struct, a tuple, an enum, and an array of structs built from
+/// literals and another constant.
+pub const ORIGIN: Step = Step {
+    operand: 1.5,
+    op: Op::Mul,
+    twice: false,
+    tag: 7,
+};
+pub const PAIR: (f32, u32) = (0.25, 3);
+pub const DEFAULT_OP: Op = Op::Sub;
+pub const PROGRAM: [Step; LEN] = [
+    Step {
+        operand: 2.0,
+        op: Op::Add,
+        twice: true,
+        tag: 1,
+    },
+    ORIGIN,
+    Step {
+        operand: -1.0,
+        op: Op::Max,
+        twice: false,
+        tag: 2,
+    },
+];
+
+/// A read-only table of structs (constant memory).
+pub static TABLE: [Step; 2] = [
+    Step {
+        operand: 0.5,
+        op: Op::Sub,
+        twice: true,
+        tag: 11,
+    },
+    Step {
+        operand: 3.0,
+        op: DEFAULT_OP,
+        twice: false,
+        tag: 12,
+    },
+];
+
+/// Runs the constant program on each value: module and body constants of struct, tuple,
+/// enum and array-of-struct types, and a `static` table of structs.
+#[kernel]
+pub fn run_program(out: &mut [f32], xs: &[f32]) {
+    const LOCAL: Step = Step {
+        operand: 0.75,
+        op: DEFAULT_OP,
+        twice: true,
+        tag: PAIR.1 as u16,
+    };
+    const WEIGHTS: (f32, [f32; LEN + 1]) = (2.0, [0.5, 0.25, 0.125, 0.0625]);
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let mut v = xs[i];
+        for k in 0..LEN {
+            let s = PROGRAM[k];
+            v = s.op.apply(v, s.operand);
+            if s.twice {
+                v *= WEIGHTS.0;
+            }
+        }
+        let t = TABLE[i % 2];
+        v = t.op.apply(v, t.operand) + LOCAL.op.apply(PAIR.0, LOCAL.operand);
+        let mut acc = [0.0f32; LEN + 1];
+        for k in 0..LEN + 1 {
+            acc[k] = v * WEIGHTS.1[k];
+        }
+        out[i] = acc[i % (LEN + 1)] + (ORIGIN.tag + LOCAL.tag + t.tag) as f32 + PAIR.1 as f32;
+    }
+}

@@ -135,6 +135,16 @@ impl Checker<'_> {
         })
     }
 
+    /// [`Checker::enum_variant`] without reporting: `Some(None)` when the path names an enum
+    /// of the module but no variant of it (for constants, whose errors say more).
+    pub(super) fn enum_variant_quiet(&mut self, p: &syn::ExprPath) -> Option<Option<Expr>> {
+        let before = self.errors.len();
+        let e = self.enum_variant(p)?;
+        let failed = self.errors.len() > before || matches!(e.ty, Ty::Error);
+        self.errors.truncate(before);
+        Some((!failed).then_some(e))
+    }
+
     /// `a == b` / `a != b` on enums: the discriminants compared (the enum must derive
     /// `PartialEq`, as in Rust); other operators are errors. `None` when neither operand is
     /// an enum.

@@ -58,8 +58,21 @@ impl<'ctx> FnLower<'_, 'ctx> {
                         let v: Vec<_> = vals.iter().map(|v| v.into_array_value()).collect();
                         t.const_array(&v).into()
                     }
+                    BasicTypeEnum::StructType(t) => {
+                        let v: Vec<_> = vals.iter().map(|v| v.into_struct_value()).collect();
+                        t.const_array(&v).into()
+                    }
                     other => unreachable!("a table of {other:?}"),
                 }
+            }
+            // A struct or a tuple: its fields in order (`value_type`'s struct type).
+            (ExprKind::Tuple(xs), _) => {
+                let vals: Vec<BasicValueEnum<'ctx>> = xs
+                    .iter()
+                    .filter(|x| !x.ty.is_zero_sized())
+                    .map(|x| self.constant_value(x))
+                    .collect();
+                self.ctx.const_struct(&vals, false).into()
             }
             (k, t) => unreachable!("table value {k:?} of type {t}"),
         }
