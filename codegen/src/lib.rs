@@ -13,6 +13,7 @@ pub mod consts;
 pub mod device;
 pub mod emit;
 pub mod format;
+pub mod imports;
 pub mod ir;
 pub mod launch;
 pub mod libdevice;

@@ -18,9 +18,24 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     match derive(&item) {
-        Ok(t) => t,
+        Ok(t) => {
+            let bundle = type_bundle(&item);
+            quote!(#t #bundle)
+        }
         Err(e) => e.to_compile_error(),
     }
+}
+
+/// The macro, named like the type in the macro namespace, through which kernels of other
+/// modules and crates that import the type get the items of its module (its definition,
+/// its `#[device] impl` blocks, its module's constants): `Type! { STATE }` answers
+/// `collect! { STATE BUNDLE }`, as a `#[device]` function's macro does.
+fn type_bundle(item: &syn::DeriveInput) -> TokenStream {
+    let name = &item.ident;
+    let items = crate::items::of_type(name).to_tokens();
+    let bundle = cuprum_codegen::device::encode_type_bundle(&items);
+    let public = matches!(item.vis, syn::Visibility::Public(_));
+    crate::device::bundle_macro(name, "type", &bundle, public)
 }
 
 fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {

@@ -89,6 +89,38 @@ pub(crate) struct ConstState {
     pub constants: Vec<(LocalId, Expr)>,
     /// The module's items named by this function, with their values.
     pub used: Vec<(String, Expr)>,
+    /// Set while a function of another module is checked inline: its items are not
+    /// nameable in the kernel's module, so they are not recorded in `used`.
+    elsewhere: bool,
+}
+
+/// What [`ConstState::enter_module`] replaced.
+pub(crate) struct ModuleScope {
+    module: ModuleItems,
+    cache: Vec<(Key, Option<(Ty, CValue)>)>,
+    tables: Vec<(Key, LocalId)>,
+    elsewhere: bool,
+}
+
+impl ConstState {
+    /// Makes `module`'s items the ones names resolve to (a device function of another
+    /// module checked inline), until [`ConstState::leave_module`].
+    pub(crate) fn enter_module(&mut self, module: ModuleItems) -> ModuleScope {
+        ModuleScope {
+            module: std::mem::replace(&mut self.module, module),
+            cache: std::mem::take(&mut self.cache),
+            tables: std::mem::take(&mut self.tables),
+            elsewhere: std::mem::replace(&mut self.elsewhere, true),
+        }
+    }
+
+    /// Restores what [`ConstState::enter_module`] replaced.
+    pub(crate) fn leave_module(&mut self, scope: ModuleScope) {
+        self.module = scope.module;
+        self.cache = scope.cache;
+        self.tables = scope.tables;
+        self.elsewhere = scope.elsewhere;
+    }
 }
 
 impl ConstState {
@@ -279,7 +311,7 @@ impl Checker<'_> {
         let out = match result {
             Ok((t, v)) => {
                 let param = self.consts.module.get(name).map(|m| m.kind) == Some(ItemKind::Param);
-                if module && !param {
+                if module && !param && !self.consts.elsewhere {
                     self.consts
                         .used
                         .push((name.to_string(), literal_expr(&t, &v, used.span())));

@@ -424,7 +424,7 @@ impl Checker<'_> {
         let dev = crate::device::DeviceFn {
             item,
             deps: self.devices.clone(),
-            consts: self.consts.module.clone(),
+            consts: self.consts.module.module_of_type(ty),
         };
         self.devices.insert(&crate::device::path_key(&path), dev);
         path
