@@ -1,9 +1,16 @@
 //! The PTX of the kernels that use field-less `#[derive(DeviceCopy)]` enums and constants of
 //! user types: an insta snapshot each, and `ptxas` accepts each for sm_90. An enum parameter
-//! is its `repr` integer; tables of structs are in constant memory.
+//! is its `repr` integer; tables of structs are in constant memory. `imported::*` use the
+//! types of another module and of another crate.
 
 #[path = "kernels/enums.rs"]
 mod enums;
+
+#[path = "kernels/model.rs"]
+mod model;
+
+#[path = "kernels/imported.rs"]
+mod imported;
 
 /// (snapshot name, PTX entry, PTX) of every kernel.
 fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
@@ -12,7 +19,13 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
             vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
         };
     }
-    k![enums::enum_ops, enums::enum_match, enums::run_program]
+    k![
+        enums::enum_ops,
+        enums::enum_match,
+        enums::run_program,
+        imported::step_bodies,
+        imported::shade
+    ]
 }
 
 #[test]

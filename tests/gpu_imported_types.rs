@@ -42,7 +42,7 @@ fn types_methods_and_constants_of_another_module() -> cuprum::Result<()> {
         for _ in 0..steps {
             b = b.stepped(DT);
         }
-        want_x.push(b.x);
+        want_x.push(b.x + imported::energy(b));
         want_v.push(b.v + b.mode as u16 as f32);
     }
     for device in backends()? {

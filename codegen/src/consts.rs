@@ -375,8 +375,12 @@ impl ModuleItems {
             };
             item.to_tokens(&mut out);
         }
-        // The `DeviceCopy` structs, without their attributes but `repr` and `derive` (a
-        // bundle is re-parsed as items, never compiled).
+        // The `use` items (which constants and types the module imports), then the
+        // `DeviceCopy` structs, without their attributes but `repr` and `derive` (a bundle is
+        // re-parsed as items, never compiled).
+        for u in self.imports.items() {
+            u.to_tokens(&mut out);
+        }
         for i in self.impls.iter() {
             i.to_tokens(&mut out);
         }

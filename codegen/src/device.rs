@@ -282,6 +282,10 @@ pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
         let path = group(pair.first(), Delimiter::Parenthesis).ok_or_else(bad)?;
         let b = group(pair.get(1), Delimiter::Brace).ok_or_else(bad)?;
         let path: syn::Path = syn::parse2(path.stream())?;
+        if let Some(items) = decode_type_bundle(b) {
+            deps.insert_type(&path_key(&path), items?);
+            continue;
+        }
         deps.insert(&path_key(&path), decode_bundle(b)?);
     }
     let consts = match group(inner.get(2), Delimiter::Brace) {
@@ -291,6 +295,8 @@ pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
         }
         None => crate::consts::ModuleItems::default(),
     };
+    // The modules of the types the function's module imports, which it asked for.
+    let consts = consts.with_foreign(deps.types());
     Ok(DeviceFn { item, deps, consts })
 }
 

@@ -20,6 +20,8 @@ pub struct Imports {
     renamed: Vec<(String, String)>,
     /// Whether a glob imports from a module other than Cuprum's or the standard library's.
     glob: bool,
+    /// The items as written, for a `#[device]` function's bundle.
+    items: Vec<syn::ItemUse>,
 }
 
 /// Path roots whose items are never user types.
@@ -29,6 +31,14 @@ impl Imports {
     /// Records the names `u` imports.
     pub fn add(&mut self, u: &syn::ItemUse) {
         self.tree(&u.tree, true);
+        let mut u = u.clone();
+        u.attrs.clear();
+        self.items.push(u);
+    }
+
+    /// The `use` items as written (without attributes).
+    pub fn items(&self) -> &[syn::ItemUse] {
+        &self.items
     }
 
     fn tree(&mut self, t: &syn::UseTree, first: bool) {
@@ -56,6 +66,11 @@ impl Imports {
     /// a glob of a user module.
     pub fn names(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name) || self.glob
+    }
+
+    /// Whether `name` is imported under its own name by an explicit `use`.
+    pub fn imports_by_name(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
     }
 
     /// The original name of a type imported as `name` under another name.

@@ -72,7 +72,18 @@ pub fn finish(
 ) -> TokenStream {
     let name = &func.sig.ident;
     let mut errors = TokenStream::new();
-    let consts = crate::items::of(name, "device");
+    let own = crate::items::of(name, "device");
+    // The user types the function names that its module imports: their modules' items
+    // first (they travel in the bundle, as its dependencies).
+    let wanted: Vec<syn::Path> = cuprum_codegen::imports::foreign_type_names(func, &own)
+        .into_iter()
+        .filter(|n| !table.has_type(n))
+        .map(|n| format_ident!("{}", n).into())
+        .collect();
+    if !wanted.is_empty() {
+        return collect::resume(Kind::Device, TokenStream::new(), item, &wanted, resolved);
+    }
+    let consts = own.with_foreign(table.types());
     if func.sig.generics.params.is_empty() {
         if let Err(e) = guard::run(name, || {
             cuprum_codegen::check::check_device_in(func, &table, &consts)

@@ -398,6 +398,8 @@ impl Checker<'_> {
         let mut msg = format!("cannot find value `{name}` in this kernel");
         if let Some(s) = suggest::closest(name, names.iter().map(String::as_str)) {
             msg.push_str(&format!("; did you mean `{s}`?"));
+        } else if self.consts.module.imports().imports_by_name(name) {
+            msg = format!("the constant `{name}` is imported from a module whose items this kernel cannot read: the kernel compiler reads its own file, and the modules of the `DeviceCopy` types the kernel imports; define `{name}` in this module (replacing the `use`), or pass it as a parameter");
         } else if name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')

@@ -172,7 +172,7 @@ impl Checker<'_> {
                 self.error(
                     &s.path,
                     format!(
-                        "`{}` is not a struct this kernel can see: define it with `#[derive(DeviceCopy)]` and `#[repr(C)]` in the kernel's module",
+                        "`{}` is not a struct this kernel can see: define it with `#[derive(DeviceCopy)]` and `#[repr(C)]` in the kernel's module, or import it with `use` and write its own name",
                         s.path.to_token_stream()
                     ),
                 );

@@ -1,0 +1,31 @@
+use cuprum::prelude::*;
+
+mod model {
+    use cuprum::prelude::*;
+
+    #[derive(Clone, Copy, DeviceCopy)]
+    #[repr(C)]
+    pub struct Particle {
+        pub x: f32,
+    }
+}
+
+mod config {
+    pub const TILE: usize = 32;
+}
+
+use config::TILE;
+
+// A type named by its path: the simulator's code names user types by one name.
+#[kernel]
+pub fn by_path(out: &mut [f32], p: model::Particle) {
+    out[0] = p.x;
+}
+
+// A constant of a module whose items the kernel compiler cannot read.
+#[kernel]
+pub fn imported_constant(out: &mut [f32]) {
+    out[0] = TILE as f32;
+}
+
+fn main() {}
