@@ -145,28 +145,34 @@ impl Checker<'_> {
         Some((!failed).then_some(e))
     }
 
-    /// `a == b` / `a != b` on enums: the discriminants compared (the enum must derive
-    /// `PartialEq`, as in Rust); other operators are errors. `None` when neither operand is
-    /// an enum.
+    /// Whether either operand is an enum (for [`Checker::enum_binary`]).
+    pub(super) fn enum_operands(&self, l: &Expr, r: &Expr) -> bool {
+        [l, r]
+            .iter()
+            .any(|e| matches!(self.infer.zonk(&e.ty), Ty::Enum(_)))
+    }
+
+    /// `a == b` / `a != b` where an operand is an enum: the discriminants compared (the enum
+    /// must derive `PartialEq`, as in Rust); other operators are errors.
     pub(super) fn enum_binary(
         &mut self,
         op: BinOp,
         l: Expr,
         r: Expr,
         node: &syn::ExprBinary,
-    ) -> Result<Expr, (Expr, Expr)> {
+    ) -> Expr {
         let (lt, rt) = (self.infer.zonk(&l.ty), self.infer.zonk(&r.ty));
+        let span = span_of(node);
         let d = match (&lt, &rt) {
             (Ty::Enum(d), _) | (_, Ty::Enum(d)) => d.clone(),
-            _ => return Err((l, r)),
+            _ => return error_expr(span),
         };
-        let span = span_of(node);
         if !matches!(op, BinOp::Eq | BinOp::Ne) {
             self.error(
-                &node.op,
+                node.op,
                 format!("cannot apply `{}` to `{}`: enums are compared with `==` and `!=`, or matched; compare their discriminants with `as` (`(a as u32) < (b as u32)`)", op.symbol(), d.name),
             );
-            return Ok(error_expr(span));
+            return error_expr(span);
         }
         if self.infer.unify(&lt, &rt).is_err() {
             let (a, b) = (self.infer.describe(&lt), self.infer.describe(&rt));
@@ -174,16 +180,16 @@ impl Checker<'_> {
                 node,
                 format!("mismatched types: cannot compare `{a}` with `{b}`"),
             );
-            return Ok(error_expr(span));
+            return error_expr(span);
         }
         if !d.partial_eq {
             self.error(
-                &node.op,
+                node.op,
                 format!("binary operation `{}` cannot be applied to type `{}`: add `PartialEq` to its `#[derive(..)]`, or `match` on it", op.symbol(), d.name),
             );
-            return Ok(error_expr(span));
+            return error_expr(span);
         }
-        Ok(Expr {
+        Expr {
             kind: ExprKind::Binary(
                 op,
                 Box::new(discriminant(l)),
@@ -192,7 +198,7 @@ impl Checker<'_> {
             ),
             ty: Ty::BOOL,
             span,
-        })
+        }
     }
 
     /// Checks `x as T` where `x` or `T` is an enum: an enum casts to any integer type (its

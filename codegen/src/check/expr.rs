@@ -847,10 +847,9 @@ impl Checker<'_> {
         }
         let l = self.expr(&b.left);
         let r = self.expr(&b.right);
-        let (l, r) = match self.enum_binary(op, l, r, b) {
-            Ok(e) => return e,
-            Err(operands) => operands,
-        };
+        if self.enum_operands(&l, &r) {
+            return self.enum_binary(op, l, r, b);
+        }
         let (ty, site) = self.operator_types(op, &l, &r, b, false);
         Expr {
             kind: ExprKind::Binary(op, Box::new(l), Box::new(r), site),
