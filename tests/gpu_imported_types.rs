@@ -103,3 +103,59 @@ fn types_methods_and_constants_of_another_crate() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// Constants of another module of the same file, imported with relative paths.
+mod tiles {
+    pub const TILE: usize = 16;
+    pub mod scales {
+        pub const SCALE: f32 = 1.5;
+    }
+}
+
+mod same_file {
+    use super::tiles::{scales::SCALE, TILE};
+    use cuprum::prelude::*;
+
+    /// Sums each window of `TILE` values (a local array of that length), scaled.
+    #[kernel]
+    pub fn windows(out: &mut [f32], x: &[f32]) {
+        let i = gpu::global_id_x();
+        if i < out.len() {
+            let mut w = [0.0f32; TILE];
+            for k in 0..TILE {
+                w[k] = x[i + k] * SCALE;
+            }
+            let mut s = 0.0;
+            for v in w {
+                s += v;
+            }
+            out[i] = s;
+        }
+    }
+}
+
+#[test]
+fn constants_of_another_module_of_the_file() -> cuprum::Result<()> {
+    use tiles::{scales::SCALE, TILE};
+    let n = 500 + fastrand::usize(..50);
+    let x = cuprum_testkit::random_f32(n + TILE, -1.0, 1.0);
+    let want: Vec<f32> = (0..n)
+        .map(|i| x[i..i + TILE].iter().map(|v| v * SCALE).sum())
+        .collect();
+    for device in backends()? {
+        let stream = device.default_stream();
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f32::NAN; n])?;
+        launch!(same_file::windows<<<(n as u32).div_ceil(128), 128, stream>>>(&mut out, &dx))?;
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            assert!(
+                (got[i] - want[i]).abs() <= 1e-5 * want[i].abs().max(1.0),
+                "{i}: {} vs {}",
+                got[i],
+                want[i]
+            );
+        }
+    }
+    Ok(())
+}

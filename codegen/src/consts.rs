@@ -301,11 +301,12 @@ impl ModuleItems {
         self.get_own_type(name) || self.foreign.iter().any(|(n, _)| n == name)
     }
 
-    /// These items with the modules of imported `DeviceCopy` types: (the name the type is
-    /// imported under, its module's items).
+    /// These items with more modules to search after them: those of imported `DeviceCopy`
+    /// types (by the name the type is imported under) and of the same file that the module
+    /// imports from (by an empty name).
     pub fn with_foreign(&self, foreign: Vec<(String, ModuleItems)>) -> ModuleItems {
         ModuleItems {
-            foreign: Rc::new(foreign),
+            foreign: Rc::new(self.foreign.iter().cloned().chain(foreign).collect()),
             ..self.clone()
         }
     }
@@ -444,7 +445,12 @@ pub fn module_items_in(
             }
         }
     };
-    ModuleItems::from_items(module)
+    let own = ModuleItems::from_items(module);
+    let layers = crate::imports::same_file_modules(&file.items, module)
+        .into_iter()
+        .map(|m| (String::new(), ModuleItems::from_items(m)))
+        .collect();
+    own.with_foreign(layers)
 }
 
 /// The items of the module, in the parsed file `file` (text `source`), that defines the

@@ -82,6 +82,98 @@ impl Imports {
     }
 }
 
+/// The modules of the same file (inline `mod`s, or the file's top level) from which the
+/// module `module` (an item list of `root`, the file's) imports items by name with a
+/// relative path (`use super::TILE;`, `use config::{N, M};`, `use self::inner::K;`): their
+/// constants are then read from this file like the module's own (rustc checks each value
+/// read, `confirm_items`).
+pub fn same_file_modules<'f>(
+    root: &'f [syn::Item],
+    module: &'f [syn::Item],
+) -> Vec<&'f [syn::Item]> {
+    // The chain of item lists from the file's top level down to `module`.
+    fn chain<'f>(
+        items: &'f [syn::Item],
+        target: &'f [syn::Item],
+        out: &mut Vec<&'f [syn::Item]>,
+    ) -> bool {
+        out.push(items);
+        if std::ptr::eq(items, target) {
+            return true;
+        }
+        for item in items {
+            if let syn::Item::Mod(m) = item {
+                if let Some((_, inner)) = &m.content {
+                    if chain(inner, target, out) {
+                        return true;
+                    }
+                }
+            }
+        }
+        out.pop();
+        false
+    }
+    // The module paths (all segments but the last) of the names `tree` imports.
+    fn prefixes(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                prefixes(&p.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(_) => out.push(prefix.clone()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| prefixes(t, prefix, out)),
+            syn::UseTree::Rename(_) | syn::UseTree::Glob(_) => {}
+        }
+    }
+    let mut ancestors = Vec::new();
+    if !chain(root, module, &mut ancestors) {
+        return Vec::new();
+    }
+    let mut paths = Vec::new();
+    for item in module {
+        if let syn::Item::Use(u) = item {
+            if u.leading_colon.is_none() {
+                prefixes(&u.tree, &mut Vec::new(), &mut paths);
+            }
+        }
+    }
+    let mut out: Vec<&'f [syn::Item]> = Vec::new();
+    for path in paths {
+        let mut at = ancestors.clone();
+        let mut ok = !path.is_empty();
+        for seg in &path {
+            match seg.as_str() {
+                "self" => {}
+                "super" if at.len() > 1 => {
+                    at.pop();
+                }
+                name => {
+                    let here = *at.last().expect("a module");
+                    let child = here.iter().find_map(|i| match i {
+                        syn::Item::Mod(m) if m.ident == name => {
+                            m.content.as_ref().map(|(_, c)| c.as_slice())
+                        }
+                        _ => None,
+                    });
+                    match child {
+                        Some(c) => at.push(c),
+                        None => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let target = *at.last().expect("a module");
+        if ok && !std::ptr::eq(target, module) && !out.iter().any(|m| std::ptr::eq(*m, target)) {
+            out.push(target);
+        }
+    }
+    out
+}
+
 /// Names that are never user types of another module.
 const NOT_TYPES: &[&str] = &[
     "Self", "Some", "None", "Ok", "Err", "Option", "Result", "Vec", "String", "Box", "Rc", "Arc",
@@ -209,5 +301,32 @@ mod tests {
         };
         assert_eq!(foreign_type_names(&item, &module), ["Particle", "Op"]);
         assert_eq!(module.imports().renamed_from("Renamed"), Some("Local"));
+    }
+
+    #[test]
+    fn constants_imported_from_modules_of_the_same_file() {
+        let src = r#"
+const TOP: u32 = 1;
+mod config {
+    pub const N: u32 = 2;
+    pub mod deep { pub const M: u32 = 3; }
+}
+mod kernels {
+    use super::{TOP, config::N};
+    use super::config::deep::M;
+    use elsewhere::Q;
+    #[kernel]
+    fn k(x: &mut [u32]) {}
+}
+"#;
+        let items = crate::consts::module_items(src, "k", "kernel", None);
+        for (name, value) in [("TOP", "1"), ("N", "2"), ("M", "3")] {
+            let item = items.get(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(
+                quote::ToTokens::to_token_stream(&*item.expr).to_string(),
+                value
+            );
+        }
+        assert!(items.get("Q").is_none());
     }
 }

@@ -14,7 +14,8 @@ mod config {
     pub const TILE: usize = 32;
 }
 
-use config::TILE;
+// `crate::` paths are not followed (the file may not be the crate's root).
+use crate::config::TILE;
 
 // A type named by its path: the simulator's code names user types by one name.
 #[kernel]
