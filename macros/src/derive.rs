@@ -168,31 +168,19 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
 fn enum_repr(item: &syn::DeriveInput) -> syn::Result<cuprum_codegen::ty::Scalar> {
     use cuprum_codegen::ty::Scalar;
     let mut found = None;
-    for a in item.attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        let mut bad: Option<syn::Error> = None;
-        a.parse_nested_meta(|m| {
-            let what = m.path.to_token_stream().to_string();
-            match Scalar::from_name(&what).filter(|s| s.is_int()) {
-                Some(s) => found = Some(s),
-                None if what == "C" => {}
-                None => {
-                    bad = Some(syn::Error::new_spanned(
-                        &m.path,
-                        format!("`repr({what})` is not supported on `DeviceCopy` enums: use an integer type up to 64 bits, such as `#[repr(u8)]` or `#[repr(i32)]`"),
-                    ));
-                    if m.input.peek(syn::token::Paren) {
-                        let content;
-                        syn::parenthesized!(content in m.input);
-                        let _: TokenStream = content.parse()?;
-                    }
-                }
+    walk_repr(
+        item,
+        |what, _| {
+            let int = Scalar::from_name(what).filter(|s| s.is_int());
+            if int.is_some() {
+                found = int;
             }
-            Ok(())
-        })?;
-        if let Some(e) = bad {
-            return Err(e);
-        }
-    }
+            Ok(int.is_some() || what == "C")
+        },
+        |what| {
+            format!("`repr({what})` is not supported on `DeviceCopy` enums: use an integer type up to 64 bits, such as `#[repr(u8)]` or `#[repr(i32)]`")
+        },
+    )?;
     found.ok_or_else(|| {
         syn::Error::new_spanned(
             &item.ident,
@@ -201,29 +189,26 @@ fn enum_repr(item: &syn::DeriveInput) -> syn::Result<cuprum_codegen::ty::Scalar>
     })
 }
 
-/// `#[repr(C)]` (optionally with `align(N)`) is required; `packed` and others are refused.
-fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
-    let mut c = false;
+/// Walks the arguments of the item's `#[repr(..)]` attributes: `accept(name, meta)` says
+/// whether one is allowed (and parses its parenthesised argument, if it has one); the first
+/// refused one is the error `refuse(name)` at it.
+fn walk_repr(
+    item: &syn::DeriveInput,
+    mut accept: impl FnMut(&str, &syn::meta::ParseNestedMeta) -> syn::Result<bool>,
+    refuse: impl Fn(&str) -> String,
+) -> syn::Result<()> {
     for a in item.attrs.iter().filter(|a| a.path().is_ident("repr")) {
         let mut bad: Option<syn::Error> = None;
         a.parse_nested_meta(|m| {
-            if m.path.is_ident("C") {
-                c = true;
-            } else if m.path.is_ident("align") {
+            let what = m.path.to_token_stream().to_string();
+            if accept(&what, &m)? {
+                return Ok(());
+            }
+            bad.get_or_insert_with(|| syn::Error::new_spanned(&m.path, refuse(&what)));
+            if m.input.peek(syn::token::Paren) {
                 let content;
                 syn::parenthesized!(content in m.input);
-                let _: syn::LitInt = content.parse()?;
-            } else {
-                let what = m.path.to_token_stream().to_string();
-                bad = Some(syn::Error::new_spanned(
-                    &m.path,
-                    format!("`repr({what})` is not supported on `DeviceCopy` types: kernels use `#[repr(C)]` (optionally `#[repr(C, align(N))]`)"),
-                ));
-                if m.input.peek(syn::token::Paren) {
-                    let content;
-                    syn::parenthesized!(content in m.input);
-                    let _: TokenStream = content.parse()?;
-                }
+                let _: TokenStream = content.parse()?;
             }
             Ok(())
         })?;
@@ -231,6 +216,31 @@ fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
             return Err(e);
         }
     }
+    Ok(())
+}
+
+/// `#[repr(C)]` (optionally with `align(N)`) is required; `packed` and others are refused.
+fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
+    let mut c = false;
+    walk_repr(
+        item,
+        |what, m| match what {
+            "C" => {
+                c = true;
+                Ok(true)
+            }
+            "align" => {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let _: syn::LitInt = content.parse()?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        },
+        |what| {
+            format!("`repr({what})` is not supported on `DeviceCopy` types: kernels use `#[repr(C)]` (optionally `#[repr(C, align(N))]`)")
+        },
+    )?;
     if !c {
         return Err(syn::Error::new_spanned(
             &item.ident,
