@@ -10,6 +10,17 @@ mod model {
     }
 }
 
+mod plain {
+    // Not `DeviceCopy`: kernels cannot take it.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    pub struct Plain {
+        pub x: f32,
+    }
+}
+
+use plain::Plain;
+
 mod config {
     pub const TILE: usize = 32;
 }
@@ -27,6 +38,12 @@ pub fn by_path(out: &mut [f32], p: model::Particle) {
 #[kernel]
 pub fn imported_constant(out: &mut [f32]) {
     out[0] = TILE as f32;
+}
+
+// An imported type without the derive: rustc finds no macro of that name.
+#[kernel]
+pub fn not_device_copy(out: &mut [f32], p: Plain) {
+    out[0] = p.x;
 }
 
 fn main() {}
