@@ -175,9 +175,28 @@ pub fn same_file_modules<'f>(
 }
 
 /// Names that are never user types of another module.
+/// (With a glob of a user module in scope, any other name might be a type it brings.)
 const NOT_TYPES: &[&str] = &[
-    "Self", "Some", "None", "Ok", "Err", "Option", "Result", "Vec", "String", "Box", "Rc", "Arc",
+    "Self",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Option",
+    "Result",
+    "Vec",
+    "String",
+    "Box",
+    "Rc",
+    "Arc",
     "Default",
+    "Dim3",
+    "SharedArray",
+    "SharedArray2d",
+    "DynamicShared",
+    "Num",
+    "Int",
+    "Float",
 ];
 
 /// The user types `item` names (in its signature, `let` annotations, casts, literals,
