@@ -675,6 +675,15 @@ impl Checker<'_> {
                 }
                 let text = source::expr_text(&p.path);
                 let mut msg = format!("cannot find `{text}` in kernels: a kernel sees its parameters, its locals, `cuprum::gpu`, the `const` and `static` items of its own module and the constants of scalar types such as `f32::MAX`");
+                // `model::Op::Add`: an item of a type named by its path.
+                if let [.., module, ty, item] = segs.as_slice() {
+                    if ty.starts_with(|c: char| c.is_ascii_uppercase())
+                        && !module.starts_with(|c: char| c.is_ascii_uppercase())
+                    {
+                        let path = segs[..segs.len() - 1].join("::");
+                        msg = format!("cannot find `{text}` in kernels: kernels name user types by their own name: import it, `use {path};`, and write `{ty}::{item}`");
+                    }
+                }
                 if let [.., ty, _] = segs.as_slice() {
                     if let Some(s) = self.scalar_named(ty) {
                         let names = builtins::scalar_constant_names(s);

@@ -8,6 +8,13 @@ mod model {
     pub struct Particle {
         pub x: f32,
     }
+
+    #[derive(Clone, Copy, PartialEq, DeviceCopy)]
+    #[repr(u8)]
+    pub enum Op {
+        Add,
+        Mul,
+    }
 }
 
 mod plain {
@@ -32,6 +39,12 @@ use crate::config::TILE;
 #[kernel]
 pub fn by_path(out: &mut [f32], p: model::Particle) {
     out[0] = p.x;
+}
+
+// A variant of an enum named by its path.
+#[kernel]
+pub fn variant_by_path(out: &mut [u32]) {
+    out[0] = model::Op::Mul as u32;
 }
 
 // A constant of a module whose items the kernel compiler cannot read.
