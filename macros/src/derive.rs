@@ -77,6 +77,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         ));
     }
     check_repr(item)?;
+    let rt = crate::private();
     let field_checks = tys
         .iter()
         .map(|t| quote_spanned!(t.span()=> let _: __CuprumDeviceCopyField<#t>;));
@@ -92,7 +93,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: ::cuprum::AnyBitPattern));
     Ok(quote! {
         const _: () = {
-            struct __CuprumDeviceCopyField<T: ::cuprum::DeviceCopy>(::core::marker::PhantomData<T>);
+            struct __CuprumDeviceCopyField<T: #rt::DeviceCopy>(::core::marker::PhantomData<T>);
             #[allow(dead_code)]
             fn __cuprum_fields_are_device_copy() {
                 #(#field_checks)*
@@ -105,12 +106,12 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             // (plain data without pointers, checked by the bound above) and it has no
             // padding (the assertion above), so its bytes are all initialised and every
             // value the device writes is one of its values.
-            unsafe impl ::cuprum::DeviceCopy for #name {}
+            unsafe impl #rt::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the value's bytes as a `repr(C)` struct.
-            unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+            unsafe impl #rt::DeviceRepr for #name {}
             // SAFETY: no padding (above), and every field accepts every bit pattern (the
             // bounds), so every bit pattern of the struct is one of its values.
-            unsafe impl ::cuprum::AnyBitPattern for #name where #(#any_bits),* {}
+            unsafe impl #rt::AnyBitPattern for #name where #(#any_bits),* {}
         };
     })
 }

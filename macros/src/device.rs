@@ -86,7 +86,7 @@ pub fn finish(
     let consts = own.with_foreign(table.types());
     if func.sig.generics.params.is_empty() {
         if let Err(e) = guard::run(name, || {
-            cuprum_codegen::check::check_device_in(func, &table, &consts)
+            cuprum_codegen::check_device_in(func, &table, &consts)
         }) {
             errors = e.to_compile_error();
         }
@@ -118,13 +118,14 @@ pub fn bundle_macro(
     bundle: &TokenStream,
     public: bool,
 ) -> TokenStream {
+    let rt = crate::private();
     if !public {
         let mac = format_ident!("__cuprum_{}_{}", kind, name);
         return quote! {
             #[doc(hidden)]
             #[allow(unused_macros)]
             macro_rules! #mac {
-                ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+                ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
             }
             #[doc(hidden)]
             #[allow(unused_imports)]
@@ -146,7 +147,7 @@ pub fn bundle_macro(
         // The bundle is the function's source as data: its `crate::` paths are not code here.
         #[allow(clippy::crate_in_macro_def)]
         macro_rules! #mac {
-            ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+            ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
