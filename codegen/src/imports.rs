@@ -213,7 +213,12 @@ pub fn foreign_type_names(item: &syn::ItemFn, module: &ModuleItems) -> Vec<Strin
             if let Some(first) = p.segments.first() {
                 let name = first.ident.to_string();
                 let upper = name.starts_with(|c: char| c.is_ascii_uppercase());
-                if upper && !self.0.contains(&name) {
+                // `TILE` in `shared_array::<f32, TILE>` parses as a type: an all-capitals
+                // name is a constant by Rust's conventions, never asked for as a type.
+                let constant = name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                if upper && !constant && !self.0.contains(&name) {
                     self.0.push(name);
                 }
             }
@@ -312,6 +317,7 @@ mod tests {
         let module = ModuleItems::from_items(&file.items);
         let item: syn::ItemFn = syn::parse_quote! {
             fn k<T>(p: Particle, q: Own, r: Renamed, t: T) {
+                let s = gpu::shared_array::<f32, DT>();
                 let o = Op::Add;
                 let n = Unknown::N;
                 let x = DT;

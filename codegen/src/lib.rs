@@ -17,6 +17,7 @@
 mod artifact;
 pub mod consts;
 pub mod device;
+pub mod imports;
 pub mod launch;
 
 /// Declares the compiler's internal modules: public only for this crate's tests and tools,
@@ -31,7 +32,6 @@ internal!(
     check,
     emit,
     format,
-    imports,
     ir,
     libdevice,
     lower,
@@ -53,7 +53,7 @@ pub use cuprum_toolkit as toolkit;
 pub use ir::Program;
 pub use options::{InstanceArg, KernelOptions};
 pub use target::Target;
-pub use ty::Scalar;
+pub use ty::{EnumDef, Scalar};
 
 /// A compiled kernel.
 #[derive(Debug)]

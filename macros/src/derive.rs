@@ -166,8 +166,8 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
 
 /// The integer of an enum's `#[repr(..)]`, required (`C` alone leaves the size to the
 /// platform's C compiler).
-fn enum_repr(item: &syn::DeriveInput) -> syn::Result<cuprum_codegen::ty::Scalar> {
-    use cuprum_codegen::ty::Scalar;
+fn enum_repr(item: &syn::DeriveInput) -> syn::Result<cuprum_codegen::Scalar> {
+    use cuprum_codegen::Scalar;
     let mut found = None;
     walk_repr(
         item,
