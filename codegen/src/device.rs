@@ -32,7 +32,7 @@ pub struct DeviceFn {
 #[derive(Debug, Default, Clone)]
 pub struct DeviceTable {
     entries: Vec<(String, Rc<DeviceFn>)>,
-    types: Vec<(String, crate::consts::ModuleItems)>,
+    types: Rc<Vec<(String, crate::consts::ModuleItems)>>,
 }
 
 /// The first token of a type's bundle (a `#[derive(DeviceCopy)]` macro's answer), which
@@ -82,7 +82,7 @@ impl DeviceTable {
 
     /// Adds the items of the module of the type imported as `name`.
     pub fn insert_type(&mut self, name: &str, items: crate::consts::ModuleItems) {
-        self.types.push((name.to_string(), items));
+        Rc::make_mut(&mut self.types).push((name.to_string(), items));
     }
 
     /// Whether the type imported as `name` was asked for already.
@@ -92,7 +92,7 @@ impl DeviceTable {
 
     /// The imported types' modules' items, by the name each type is imported under.
     pub fn types(&self) -> Vec<(String, crate::consts::ModuleItems)> {
-        self.types.clone()
+        self.types.to_vec()
     }
 }
 
