@@ -222,7 +222,11 @@ fn sim_type(ty: &Ty) -> TokenStream {
             quote!(#rt::SharedArray<#e>)
         }
         Ty::Dim3 => quote!(#private::Dim3),
-        // The user's own struct: the simulator runs in the module that defines it.
+        // The user's own struct or enum: the simulator runs in the module that defines it.
+        Ty::Enum(d) => {
+            let name = Ident::new(&d.name, Span::call_site());
+            quote!(#name)
+        }
         Ty::Struct(d) => {
             let name = Ident::new(&d.name, Span::call_site());
             quote!(#name)
@@ -479,8 +483,17 @@ impl Emitter<'_> {
     fn expr(&mut self, e: &Expr) -> TokenStream {
         let span = e.span;
         match &e.kind {
-            ExprKind::Int(v) => match e.ty {
-                Ty::Scalar(s) => int_literal(s, *v),
+            ExprKind::Int(v) => match &e.ty {
+                Ty::Scalar(s) => int_literal(*s, *v),
+                // The user's own enum: the variant of that discriminant.
+                Ty::Enum(d) => {
+                    let name = Ident::new(&d.name, Span::call_site());
+                    let variant = Ident::new(
+                        d.variant_named(*v).expect("a discriminant of the enum"),
+                        Span::call_site(),
+                    );
+                    quote!(#name::#variant)
+                }
                 _ => unreachable!("integer literal of type {}", e.ty),
             },
             ExprKind::Float(v) => match e.ty {

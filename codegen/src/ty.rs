@@ -142,6 +142,30 @@ impl StructDef {
     }
 }
 
+/// A field-less user enum as the kernel compiler sees it (`#[derive(DeviceCopy)]
+/// #[repr(u8|..|i64)]`): a value is its discriminant, stored as the `repr` integer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDef {
+    /// The enum's name, as written in the module that defines it.
+    pub name: String,
+    /// The integer type of its `#[repr(..)]`.
+    pub repr: Scalar,
+    /// The variants in declaration order: name and discriminant.
+    pub variants: Vec<(String, i128)>,
+    /// Whether its `#[derive(..)]` lists `PartialEq` (which `==` and `!=` need, as in Rust).
+    pub partial_eq: bool,
+}
+
+impl EnumDef {
+    /// The name of the variant whose discriminant is `v`.
+    pub fn variant_named(&self, v: i128) -> Option<&str> {
+        self.variants
+            .iter()
+            .find(|(_, d)| *d == v)
+            .map(|(n, _)| n.as_str())
+    }
+}
+
 /// Size and alignment in bytes of a value of `ty` in memory, with `repr(C)` rules (the same
 /// rules LLVM's NVPTX data layout applies to the struct types the lowering makes); `None`
 /// for types that are not stored (slices, shared arrays, unresolved types).
@@ -156,6 +180,7 @@ pub fn size_align(ty: &Ty) -> Option<(u64, u64)> {
         Ty::Dim3 => Some((12, 4)),
         Ty::Tuple(_) => None,
         Ty::Struct(d) => struct_layout(d).map(|l| (l.size, l.align)),
+        Ty::Enum(d) => Some((d.repr.bytes() as u64, d.repr.bytes() as u64)),
         Ty::Slice { .. } | Ty::Shared { .. } | Ty::Var(_) | Ty::Error => None,
     }
 }
@@ -227,6 +252,8 @@ pub enum Ty {
     Dim3,
     /// A `#[derive(DeviceCopy)]` struct: `repr(C)` fields in declaration order.
     Struct(std::rc::Rc<StructDef>),
+    /// A field-less `#[derive(DeviceCopy)]` enum: its discriminant, as its `repr` integer.
+    Enum(std::rc::Rc<EnumDef>),
     /// A not-yet-inferred integer (`int == true`) or float literal type.
     Var(TyVar),
     /// The type of an expression that already produced an error; it unifies with anything so
@@ -251,6 +278,16 @@ impl Ty {
     pub fn as_scalar(&self) -> Option<Scalar> {
         match self {
             Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The integer a value of this type is in registers and memory: the scalar itself, or an
+    /// enum's `repr`.
+    pub fn scalar_repr(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            Ty::Enum(d) => Some(d.repr),
             _ => None,
         }
     }
@@ -294,6 +331,7 @@ impl fmt::Display for Ty {
             },
             Ty::Dim3 => f.write_str("gpu::Dim3"),
             Ty::Struct(d) => f.write_str(&d.name),
+            Ty::Enum(d) => f.write_str(&d.name),
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Error => f.write_str("{unknown}"),
         }

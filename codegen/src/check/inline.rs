@@ -56,6 +56,8 @@ struct Saved {
     devices: crate::device::DeviceTable,
     kernel: bool,
     inline_return: Option<usize>,
+    /// The caller's module's items, when the callee is of another module.
+    module: Option<super::consts::ModuleScope>,
 }
 
 impl Checker<'_> {
@@ -572,6 +574,8 @@ impl Checker<'_> {
             devices: std::mem::replace(&mut self.devices, dev.deps.clone()),
             kernel: std::mem::replace(&mut self.kernel, false),
             inline_return: self.inline_return,
+            module: (!self.consts.module.same_module(&dev.consts))
+                .then(|| self.consts.enter_module(dev.consts.clone())),
         };
         self.inlining.push(key);
         let ret = self.return_type(&sig.output);
@@ -652,6 +656,9 @@ impl Checker<'_> {
         self.devices = saved.devices;
         self.kernel = saved.kernel;
         self.inline_return = saved.inline_return;
+        if let Some(m) = saved.module {
+            self.consts.leave_module(m);
+        }
         let body_ty = body.ty.clone();
         let body = Expr {
             kind: ExprKind::Block(body),

@@ -76,7 +76,7 @@ pub(crate) const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 /// The number of scalars in a value of type `ty`, or `None` for what arrays cannot hold.
 fn scalar_count(ty: &Ty) -> Option<u64> {
     match ty {
-        Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Some(1),
+        Ty::Scalar(_) | Ty::Enum(_) | Ty::Var(_) | Ty::Error => Some(1),
         Ty::Array(t, n) => scalar_count(t)?.checked_mul(*n),
         Ty::Tuple(ts) => ts
             .iter()

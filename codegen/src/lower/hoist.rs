@@ -277,7 +277,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 !dirty.contains(&place.base)
                     && matches!(
                         self.ir.locals[place.base].ty,
-                        Ty::Scalar(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..) | Ty::Struct(_)
+                        Ty::Scalar(_)
+                            | Ty::Enum(_)
+                            | Ty::Tuple(_)
+                            | Ty::Dim3
+                            | Ty::Array(..)
+                            | Ty::Struct(_)
                     )
                     && place.proj.iter().all(|p| match p {
                         Proj::Field(_) => true,

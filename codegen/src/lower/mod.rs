@@ -270,6 +270,7 @@ fn declare_kernel<'ctx>(
                 params.push(ctx.i64_type().into());
             }
             Ty::Scalar(s) => params.push(param_scalar_type(ctx, *s).into()),
+            Ty::Enum(d) => params.push(param_scalar_type(ctx, d.repr).into()),
             // Passed by value: PTX's `.param .align A .b8 name[size]`, which the launch
             // fills from the host value's bytes.
             ty @ Ty::Struct(_) => params.push(value_type(ctx, ty).expect("sized").into()),
@@ -359,6 +360,8 @@ pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeE
     match ty {
         Ty::Unit | Ty::Never => None,
         Ty::Scalar(s) => Some(scalar_type(ctx, *s)),
+        // An enum is its discriminant, as its `repr` integer.
+        Ty::Enum(d) => Some(scalar_type(ctx, d.repr)),
         Ty::Array(t, n) => Some(value_type(ctx, t)?.array_type(*n as u32).into()),
         Ty::Tuple(ts) => {
             let fields: Vec<BasicTypeEnum> = ts.iter().filter_map(|t| value_type(ctx, t)).collect();
