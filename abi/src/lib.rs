@@ -19,6 +19,21 @@ pub const PANIC_FN: &str = "__cuprum_panic";
 /// kernel, so two kernels never share one); the panic path copies it into the record.
 pub const KERNEL_ID_SYMBOL: &str = "__cuprum_kernel_id";
 
+/// The alignment kernels assume for the elements of a slice parameter whose element type
+/// has `size` bytes and `align`ment: its own alignment, raised to its size when that is a
+/// power of two up to 16 bytes, so that an 8- or 16-byte element (`[f32; 4]`, `[u32; 2]`, a
+/// 16-byte struct) is read and written as one vector access (`ld.global.nc.v4.f32`). The
+/// compiler marks the kernel's pointers with it, and every launch, on the GPU and on the
+/// simulator, refuses a slice whose address is not a multiple of it (a view's offset is a
+/// multiple of the element size, so only memory from elsewhere can break it).
+pub const fn element_align(size: u64, align: u64) -> u64 {
+    if size.is_power_of_two() && size <= 16 && size > align {
+        size
+    } else {
+        align
+    }
+}
+
 /// The record a stream's checked kernels report a failed check to.
 ///
 /// The kernel's hidden last parameter is the address of the *claim* (device memory):

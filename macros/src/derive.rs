@@ -65,6 +65,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         "`{name}` has padding bytes between or after its fields, which would be copied to and read on the device uninitialised; add explicit padding fields (such as `_pad: [u8; N]`) or reorder the fields from the largest alignment down"
     );
     let sizes = tys.iter().map(|t| quote!(::core::mem::size_of::<#t>()));
+    let element = element_impls(name, &data.fields);
     Ok(quote! {
         const _: () = {
             struct __CuprumDeviceCopyField<T: ::cuprum::DeviceCopy>(::core::marker::PhantomData<T>);
@@ -83,8 +84,54 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             unsafe impl ::cuprum::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the value's bytes as a `repr(C)` struct.
             unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+            #element
         };
     })
+}
+
+/// The impls that make a `DeviceCopy` struct a buffer and slice element: `Element`, zero as
+/// a value (every field is `DeviceCopy`, whose types all have zero as a value), and the
+/// simulator's field-by-field accesses at the `repr(C)` offsets. Emitted after the checks
+/// of `derive`, inside its `const _` block, so they are sound for the same reasons.
+fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
+    let members: Vec<syn::Member> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(i)),
+        })
+        .collect();
+    let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
+    let sim = quote!(::cuprum::gpu::sim::SimValue);
+    let label = name.to_string();
+    quote! {
+        // SAFETY: every field is `DeviceCopy`, and zero bits are a value of each such type.
+        unsafe impl ::cuprum::__private::ValidAsZeroBits for #name {}
+        // SAFETY: each field is read and written through its own type's accesses at its
+        // offset; the fields cover the struct's bytes (it has no padding).
+        unsafe impl #sim for #name {
+            #[inline]
+            unsafe fn load_from(p: *const u8) -> Self {
+                // SAFETY: each field lies within the value at `p` (the caller's contract).
+                unsafe {
+                    #name { #(#members: <#tys as #sim>::load_from(p.add(::core::mem::offset_of!(#name, #members))),)* }
+                }
+            }
+            #[inline]
+            unsafe fn store_to(p: *mut u8, v: Self) {
+                // SAFETY: as above.
+                unsafe {
+                    #(<#tys as #sim>::store_to(p.add(::core::mem::offset_of!(#name, #members)), v.#members);)*
+                }
+            }
+        }
+        // SAFETY: `DeviceCopy` (above), zero is a value, and the simulator's accesses are
+        // the fields'.
+        unsafe impl ::cuprum::Element for #name {
+            const NAME: &'static str = #label;
+        }
+    }
 }
 
 /// `#[repr(C)]` (optionally with `align(N)`) is required; `packed` and others are refused.

@@ -430,11 +430,13 @@ impl<'a> GpuStream<'a> {
             unreachable!("a GPU's buffers are GPU memory")
         };
         same_context(self.cuda, view.stream())?;
+        let ptr = v.kernel_ptr();
+        crate::element::check_aligned::<T>(ptr)?;
         if !crate::graph::keep_read(self.stream, &v) {
             v.before_use(self.cuda)?;
         }
         Ok(GpuSlice {
-            view: KernelPtr(v.kernel_ptr()),
+            view: KernelPtr(ptr),
             len: view.len() as u64,
             _borrow: PhantomData,
         })
@@ -453,11 +455,13 @@ impl<'a> GpuStream<'a> {
         };
         same_context(self.cuda, view.stream())?;
         let len = view.len() as u64;
+        let ptr = v.kernel_ptr();
+        crate::element::check_aligned::<T>(ptr)?;
         if !crate::graph::keep_write(self.stream, &v) {
             v.before_use(self.cuda)?;
         }
         Ok(GpuSliceMut {
-            view: KernelPtr(v.kernel_ptr()),
+            view: KernelPtr(ptr),
             len,
             _borrow: PhantomData,
         })
@@ -526,7 +530,10 @@ impl SimStream<'_> {
         let v = s.__view();
         same_device(self.stream, v.device())?;
         match v.repr {
-            Repr::Sim(view, _) => Ok(view),
+            Repr::Sim(view, _) => {
+                crate::element::check_aligned::<T>(view.addr() as u64)?;
+                Ok(view)
+            }
             Repr::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
         }
     }
@@ -542,7 +549,10 @@ impl SimStream<'_> {
         let v = s.__view_mut();
         same_device(self.stream, v.device())?;
         match v.repr {
-            ReprMut::Sim(view, _) => Ok(view),
+            ReprMut::Sim(view, _) => {
+                crate::element::check_aligned::<T>(view.as_slice().addr() as u64)?;
+                Ok(view)
+            }
             ReprMut::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
         }
     }

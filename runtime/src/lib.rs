@@ -84,7 +84,7 @@ pub mod __private {
         backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
         GpuStream, KernelInfo, LaunchStream, SimStream, Site,
     };
-    pub use cudarc::driver::{DeviceRepr, PushKernelArg};
+    pub use cudarc::driver::{DeviceRepr, PushKernelArg, ValidAsZeroBits};
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
 }

@@ -449,11 +449,11 @@ impl Checker<'_> {
             _ => None,
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
-            Ty::Slice { elem, .. } => (Ty::Scalar(elem), None),
+            Ty::Slice { elem, .. } => (*elem, None),
             Ty::Array(t, n) => (*t, Some(n)),
             Ty::Shared { elem, dims } => match dims.as_slice() {
-                [] => (Ty::Scalar(elem), None),
-                [n] => (Ty::Scalar(elem), Some(*n)),
+                [] => (*elem, None),
+                [n] => (*elem, Some(*n)),
                 [r, rest @ ..] => (
                     Ty::Shared {
                         elem,
@@ -1060,7 +1060,6 @@ impl Checker<'_> {
                 mutable: false,
                 elem,
             } if is_element => {
-                let elem = elem.name();
                 self.error(
                     at,
                     format!("cannot assign to an element of `{name}`: it is a `&[{elem}]` parameter (read-only); declare it `&mut [{elem}]`"),

@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::Checker;
-use crate::ty::{Scalar, Ty};
+use crate::ty::Ty;
 
 /// How deeply expressions may nest. The checker and the lowering recurse over the syntax
 /// tree; a proc macro runs on rustc's 8 MiB stack, which holds about a thousand levels in a
@@ -113,7 +113,7 @@ impl Checker<'_> {
     /// 4294967296>()` is 2^66 bytes, not 0.
     pub(super) fn static_shared_fits(
         &mut self,
-        elem: Scalar,
+        elem: &Ty,
         dims: &[u64],
         at: impl ToTokens,
     ) -> bool {
@@ -122,12 +122,12 @@ impl Checker<'_> {
         }
         let bytes = dims
             .iter()
-            .try_fold(elem.bytes() as u128, |acc, &d| acc.checked_mul(d as u128));
+            .try_fold(elem_bytes(elem) as u128, |acc, &d| acc.checked_mul(d as u128));
         let before: u64 = self
             .shared
             .iter()
             .filter(|a| !a.dims.is_empty())
-            .map(|a| a.dims.iter().product::<u64>() * a.elem.bytes() as u64)
+            .map(|a| a.dims.iter().product::<u64>() * elem_bytes(&a.elem))
             .sum();
         let hint = "for more, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes (up to 227 KiB per block on sm_90)";
         let limit = STATIC_SHARED_LIMIT;
@@ -175,4 +175,9 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The bytes of one element of a slice or shared array.
+pub(crate) fn elem_bytes(elem: &Ty) -> u64 {
+    crate::ty::size_align(elem).map_or(0, |(s, _)| s)
 }
