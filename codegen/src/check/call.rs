@@ -733,7 +733,20 @@ impl Checker<'_> {
         }
         let elem = match self.infer.zonk(&place.ty) {
             Ty::Scalar(s) => s,
-            _ => return error_expr(span),
+            Ty::Error => return error_expr(span),
+            other => {
+                let what = source::expr_text(&r.expr);
+                let part = match &other {
+                    Ty::Struct(d) if d.tuple => ".0".to_string(),
+                    Ty::Struct(d) => format!(".{}", d.fields[0].0),
+                    _ => "[0]".to_string(),
+                };
+                self.error(
+                    &r.expr,
+                    format!("atomics work on one integer or float, and `{what}` is `{other}`; name the scalar to update, like `&mut {what}{part}`"),
+                );
+                return error_expr(span);
+            }
         };
         let float_ok = matches!(
             op,
