@@ -736,11 +736,22 @@ impl Checker<'_> {
             Ty::Error => return error_expr(span),
             other => {
                 let what = source::expr_text(&r.expr);
-                let part = match &other {
-                    Ty::Struct(d) if d.tuple => ".0".to_string(),
-                    Ty::Struct(d) => format!(".{}", d.fields[0].0),
-                    _ => "[0]".to_string(),
-                };
+                // The path to its first scalar (`.pos[0]`).
+                let mut part = String::new();
+                let mut t = other.clone();
+                loop {
+                    t = match t {
+                        Ty::Struct(d) => {
+                            part += &format!(".{}", d.fields[0].0);
+                            d.fields[0].1.clone()
+                        }
+                        Ty::Array(e, _) => {
+                            part += "[0]";
+                            *e
+                        }
+                        _ => break,
+                    };
+                }
                 self.error(
                     &r.expr,
                     format!("atomics work on one integer or float, and `{what}` is `{other}`; name the scalar to update, like `&mut {what}{part}`"),
