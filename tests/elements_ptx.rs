@@ -18,6 +18,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::vec4,
         elements::tiles,
         elements::local_grid,
+        elements::scale4,
     ]
 }
 

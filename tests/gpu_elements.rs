@@ -244,3 +244,53 @@ fn local_arrays_of_arrays() -> cuprum::Result<()> {
     close(&stream.to_host(&out)?, &want, 1e-5).unwrap();
     Ok(())
 }
+
+/// Foreign memory (a cudarc slice whose address is not a multiple of 16) holding 16-byte
+/// elements is an `Err` at launch, never a fault, and the same memory at a 16-byte aligned
+/// address launches and computes. Simulator buffers cannot be misaligned; the simulator's
+/// launch runs the same check (`misaligned_slices_are_refused_on_the_simulator` in the
+/// runtime's tests makes a misaligned simulator view for it).
+#[test]
+fn misaligned_interop_memory_is_an_error_at_launch() -> cuprum::Result<()> {
+    let device = device()?;
+    let stream = device.default_stream();
+    let Some(cuda) = stream.cuda_stream().cloned() else {
+        eprintln!("simulator: foreign memory needs a GPU (see the runtime's own test)");
+        return Ok(());
+    };
+    let n = 300;
+    let mut r = fastrand::Rng::new();
+    let data: Vec<[f32; 4]> = (0..n).map(|_| [r.f32(), r.f32(), r.f32(), r.f32()]).collect();
+    let s = r.f32() + 0.5;
+    let bytes = 16 * n + 16;
+    let base = cuda
+        .alloc_zeros::<u8>(bytes)
+        .expect("a cudarc allocation")
+        .leak();
+    for offset in [4u64, 8, 12, 16] {
+        // SAFETY: `n` elements of 16 bytes from `offset` <= 16 lie within the `16 n + 16`
+        // zeroed bytes, which stay allocated until the end of the test; the slice is leaked
+        // below, never freed.
+        let slice = unsafe { cuda.upgrade_device_ptr::<[f32; 4]>(base + offset, n) };
+        let mut buf = DeviceBuffer::from_cuda_slice(slice, &device)?;
+        stream.copy_from_host(&mut buf, &data)?;
+        let launched = launch!(scale4<<<(n as u32).div_ceil(128), 128, stream>>>(&mut buf, s));
+        if offset % 16 == 0 {
+            launched?;
+            let want: Vec<[f32; 4]> = data.iter().map(|v| v.map(|x| x * s)).collect();
+            assert_eq!(stream.to_host(&buf)?, want);
+        } else {
+            match launched {
+                Err(Error::LaunchConfig(msg)) => {
+                    assert!(msg.contains("not aligned to 16 bytes"), "{msg}")
+                }
+                other => panic!("offset {offset}: {other:?}"),
+            }
+        }
+        stream.synchronize()?;
+        let _ = buf.into_cuda_slice()?.leak();
+    }
+    // SAFETY: the allocation made above, now owned again to be freed.
+    drop(unsafe { cuda.upgrade_device_ptr::<u8>(base, bytes) });
+    Ok(())
+}

@@ -735,4 +735,48 @@ mod tests {
             "0 is the id of an unregistered module"
         );
     }
+
+    /// A device slice made of a simulator view, for the alignment check below.
+    struct Foreign<'a, T>(SimSlice<T>, &'a crate::Device);
+
+    impl<T: Element> DeviceSlice<T> for Foreign<'_, T> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn __view(&self) -> crate::buffer::RawView<'_, T> {
+            crate::buffer::RawView::sim_for_tests(self.0, self.1)
+        }
+    }
+
+    /// A launch on the simulator refuses a slice of 16-byte elements that is not 16-byte
+    /// aligned, with the same check as on a GPU (`element::check_aligned`).
+    #[test]
+    fn misaligned_slices_are_refused_on_the_simulator() {
+        let device = crate::Device::simulator();
+        let stream = device.default_stream();
+        let bytes = stream.alloc_zeros::<u8>(96).unwrap();
+        let Repr::Sim(raw, _) = bytes.__view().repr else {
+            unreachable!("simulator memory")
+        };
+        let sim = SimStream { stream: &stream };
+        for offset in [0, 4, 8, 12, 16, 32] {
+            // SAFETY: 4 elements of 16 bytes from `offset` lie within the 96 bytes.
+            let view = unsafe { raw.reinterpret::<[f32; 4]>(offset, 4) };
+            // SAFETY: the view is not used after this statement.
+            let got = unsafe { sim.slice(&Foreign(view, &device)) };
+            match got {
+                Ok(_) => assert_eq!(offset % 16, 0, "offset {offset} accepted"),
+                Err(Error::LaunchConfig(msg)) => {
+                    assert_ne!(offset % 16, 0, "offset {offset} refused");
+                    assert!(msg.contains("not aligned to 16 bytes"), "{msg}");
+                }
+                Err(e) => panic!("offset {offset}: {e}"),
+            }
+        }
+        // 4-byte elements at a 4-byte offset are fine.
+        // SAFETY: as above.
+        let view = unsafe { raw.reinterpret::<f32>(4, 8) };
+        // SAFETY: as above.
+        assert!(unsafe { sim.slice(&Foreign(view, &device)) }.is_ok());
+    }
 }

@@ -205,3 +205,13 @@ pub fn local_grid(xs: &[f32], out: &mut [f32]) {
         out[i] = s;
     }
 }
+
+/// Scales every lane of 16-byte elements (for the alignment check of foreign memory).
+#[kernel]
+pub fn scale4(xs: &mut [[f32; 4]], s: f32) {
+    let i = gpu::global_id_x();
+    if i < xs.len() {
+        let v = xs[i];
+        xs[i] = [v[0] * s, v[1] * s, v[2] * s, v[3] * s];
+    }
+}

@@ -347,6 +347,21 @@ impl<T> SimSlice<T> {
     }
 }
 
+impl<T> SimSlice<T> {
+    /// `len` elements of `U` from byte `offset` of this view's memory, at whatever alignment
+    /// that gives (the runtime's tests make misaligned views with it, as foreign memory on a
+    /// GPU can be).
+    ///
+    /// # Safety
+    /// The bytes `offset..offset + len * size_of::<U>()` lie within this view's memory, and
+    /// hold values of `U` whenever the result is read.
+    #[doc(hidden)]
+    pub unsafe fn reinterpret<U>(self, offset: usize, len: usize) -> SimSlice<U> {
+        // SAFETY: within the view's memory (the caller's contract).
+        SimSlice::from_raw(unsafe { self.ptr.add(offset) }, len)
+    }
+}
+
 impl<T> SimSliceMut<T> {
     pub(crate) fn from_raw(ptr: *mut u8, len: usize) -> SimSliceMut<T> {
         SimSliceMut(SimSlice::from_raw(ptr, len))
