@@ -29,6 +29,7 @@ examples! {
     black_scholes = "../examples/black_scholes.rs": black_scholes;
     cooperative = "../examples/cooperative.rs": heat;
     bitonic_sort = "../examples/bitonic_sort.rs": bitonic_sort_shared, bitonic_merge_global, bitonic_merge_shared;
+    nbody = "../examples/nbody.rs": nbody_step, kinetic_energy;
 }
 
 /// An example's `run`: its verdict on a device.
@@ -50,6 +51,7 @@ fn every_example_runs_on_the_simulator() {
         ("black_scholes", black_scholes::run),
         ("cooperative", cooperative::run),
         ("bitonic_sort", bitonic_sort::run),
+        ("nbody", nbody::run),
     ];
     for (name, run) in runs {
         match run(&dev) {
