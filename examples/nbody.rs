@@ -42,10 +42,12 @@ impl Particle {
 
     /// Moves the particle for `dt` under acceleration `acc` (semi-implicit Euler).
     pub fn step(&mut self, acc: [f32; 3], dt: f32) {
-        for k in 0..3 {
-            self.vel[k] += acc[k] * dt;
-            self.pos[k] += self.vel[k] * dt;
-        }
+        self.vel[0] += acc[0] * dt;
+        self.vel[1] += acc[1] * dt;
+        self.vel[2] += acc[2] * dt;
+        self.pos[0] += self.vel[0] * dt;
+        self.pos[1] += self.vel[1] * dt;
+        self.pos[2] += self.vel[2] * dt;
     }
 
     /// Kinetic energy.
@@ -106,9 +108,17 @@ pub fn inputs(dev: &Device) -> Vec<Particle> {
     let mut r = fastrand::Rng::new();
     (0..n)
         .map(|_| Particle {
-            pos: [r.f32() * 2.0 - 1.0, r.f32() * 2.0 - 1.0, r.f32() * 2.0 - 1.0],
+            pos: [
+                r.f32() * 2.0 - 1.0,
+                r.f32() * 2.0 - 1.0,
+                r.f32() * 2.0 - 1.0,
+            ],
             mass: r.f32() / n as f32 + 1e-4,
-            vel: [r.f32() * 0.2 - 0.1, r.f32() * 0.2 - 0.1, r.f32() * 0.2 - 0.1],
+            vel: [
+                r.f32() * 0.2 - 0.1,
+                r.f32() * 0.2 - 0.1,
+                r.f32() * 0.2 - 0.1,
+            ],
             kind: r.u32(0..4),
         })
         .collect()
@@ -132,10 +142,18 @@ pub fn compute(stream: &Stream, ps: &[Particle]) -> Result<(Vec<Particle>, Vec<f
 /// pulls in f32 (in another order, with fused multiply-adds) is within a few `n`-scaled
 /// units in the last place of the sum of their magnitudes; each particle's velocity is held
 /// to that, times `dt`, and its position to that times `dt²`.
-pub fn check(ps: &[Particle], got: &[Particle], energy: &[f32]) -> std::result::Result<String, String> {
+pub fn check(
+    ps: &[Particle],
+    got: &[Particle],
+    energy: &[f32],
+) -> std::result::Result<String, String> {
     let n = ps.len();
     if got.len() != n || energy.len() != n {
-        return Err(format!("{} particles and {} energies for {n}", got.len(), energy.len()));
+        return Err(format!(
+            "{} particles and {} energies for {n}",
+            got.len(),
+            energy.len()
+        ));
     }
     let dt = DT as f64;
     for (i, me) in ps.iter().enumerate() {
@@ -157,10 +175,16 @@ pub fn check(ps: &[Particle], got: &[Particle], energy: &[f32]) -> std::result::
             vel[k] = me.vel[k] as f64 + acc[k] * dt;
             let pos = me.pos[k] as f64 + vel[k] * dt;
             if (g.vel[k] as f64 - vel[k]).abs() > tol_v {
-                return Err(format!("particle {i}: velocity {k} is {}, expected {}", g.vel[k], vel[k]));
+                return Err(format!(
+                    "particle {i}: velocity {k} is {}, expected {}",
+                    g.vel[k], vel[k]
+                ));
             }
             if (g.pos[k] as f64 - pos).abs() > tol_v * dt + 1e-6 * (1.0 + pos.abs()) {
-                return Err(format!("particle {i}: position {k} is {}, expected {pos}", g.pos[k]));
+                return Err(format!(
+                    "particle {i}: position {k} is {}, expected {pos}",
+                    g.pos[k]
+                ));
             }
         }
         if (g.mass, g.kind) != (me.mass, me.kind) {
@@ -168,7 +192,10 @@ pub fn check(ps: &[Particle], got: &[Particle], energy: &[f32]) -> std::result::
         }
         let e = 0.5 * g.mass as f64 * g.vel.iter().map(|&v| v as f64 * v as f64).sum::<f64>();
         if (energy[i] as f64 - e).abs() > 1e-5 * e + 1e-12 {
-            return Err(format!("particle {i}: kinetic energy {}, expected {e}", energy[i]));
+            return Err(format!(
+                "particle {i}: kinetic energy {}, expected {e}",
+                energy[i]
+            ));
         }
     }
     Ok(format!("{n} particles, one step"))

@@ -54,7 +54,13 @@ fn sixteen_byte_elements_are_single_vector_accesses() {
     let loads2 = count(ptx, "ld.global.nc.v2.b64") + count(ptx, "ld.global.nc.v2.f64");
     assert_eq!((loads4, loads2, stores4), (2, 1, 3), "{ptx}");
     // No 32-bit scalar global access is left: every lane moved in a vector.
-    for op in ["ld.global.nc.b32", "ld.global.nc.f32", "st.global.b32", "st.global.f32", "st.global.u32"] {
+    for op in [
+        "ld.global.nc.b32",
+        "ld.global.nc.f32",
+        "st.global.b32",
+        "st.global.f32",
+        "st.global.u32",
+    ] {
         assert_eq!(count(ptx, op), 0, "{op} in\n{ptx}");
     }
 }

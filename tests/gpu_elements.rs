@@ -26,7 +26,11 @@ fn random_bodies(n: usize) -> Vec<Body> {
     let mut r = fastrand::Rng::new();
     (0..n)
         .map(|_| Body {
-            pos: [r.f32() * 4.0 - 2.0, r.f32() * 4.0 - 2.0, r.f32() * 4.0 - 2.0],
+            pos: [
+                r.f32() * 4.0 - 2.0,
+                r.f32() * 4.0 - 2.0,
+                r.f32() * 4.0 - 2.0,
+            ],
             vel: [r.f32() - 0.5, r.f32() - 0.5, r.f32() - 0.5],
             mass: r.f32() + 0.5,
         })
@@ -93,12 +97,14 @@ fn probe_reference(input: &[Probe]) -> Vec<Probe> {
         .map(|(i, p)| {
             let k = i as u32;
             Probe {
-                wide: (-(i as i64)).wrapping_mul(1_000_000_007).wrapping_add(p.wide),
+                wide: (-(i as i64))
+                    .wrapping_mul(1_000_000_007)
+                    .wrapping_add(p.wide),
                 x: k as f32 * 0.5 + p.x,
                 id: k ^ p.id,
                 half: (k.wrapping_mul(3)) as u16 ^ p.half,
                 byte: (k.wrapping_mul(7)) as u8 ^ p.byte,
-                flag: (k % 3 == 0) != p.flag,
+                flag: k.is_multiple_of(3) != p.flag,
                 inner: Inner {
                     a: [(k + 1) as u16 ^ p.inner.a[1], (k + 2) as u16 ^ p.inner.a[0]],
                     b: p.inner.b * 2.0,
@@ -137,7 +143,9 @@ fn sixteen_byte_elements() -> cuprum::Result<()> {
     let stream = device()?.default_stream();
     let n = 1500;
     let mut r = fastrand::Rng::new();
-    let a: Vec<[f32; 4]> = (0..n).map(|_| [r.f32(), r.f32(), r.f32(), r.f32()]).collect();
+    let a: Vec<[f32; 4]> = (0..n)
+        .map(|_| [r.f32(), r.f32(), r.f32(), r.f32()])
+        .collect();
     let q: Vec<Quad> = (0..n)
         .map(|_| Quad {
             xyz: [r.f32(), r.f32(), r.f32()],
@@ -146,7 +154,11 @@ fn sixteen_byte_elements() -> cuprum::Result<()> {
         .collect();
     let pairs: Vec<[f64; 2]> = (0..n).map(|_| [r.f64(), r.f64() - 0.5]).collect();
     let s = r.f32() + 0.5;
-    let (da, dq, dp) = (stream.to_device(&a)?, stream.to_device(&q)?, stream.to_device(&pairs)?);
+    let (da, dq, dp) = (
+        stream.to_device(&a)?,
+        stream.to_device(&q)?,
+        stream.to_device(&pairs)?,
+    );
     let mut out = stream.alloc_zeros::<[f32; 4]>(n)?;
     let mut outq = stream.alloc_zeros::<Quad>(n)?;
     let mut bits = stream.alloc_zeros::<[u32; 4]>(n)?;
@@ -193,7 +205,9 @@ fn shared_tiles_of_structs_and_device_functions_on_sub_slices() -> cuprum::Resul
     let n = 64 * 7 + 13;
     let bodies = random_bodies(n);
     let mut r = fastrand::Rng::new();
-    let acc_in: Vec<[f32; 4]> = (0..9).map(|_| [r.f32(), r.f32(), r.f32(), r.f32()]).collect();
+    let acc_in: Vec<[f32; 4]> = (0..9)
+        .map(|_| [r.f32(), r.f32(), r.f32(), r.f32()])
+        .collect();
     let db = stream.to_device(&bodies)?;
     let mut out = stream.alloc_zeros::<f32>(n)?;
     let mut acc = stream.to_device(&acc_in)?;
@@ -260,7 +274,9 @@ fn misaligned_interop_memory_is_an_error_at_launch() -> cuprum::Result<()> {
     };
     let n = 300;
     let mut r = fastrand::Rng::new();
-    let data: Vec<[f32; 4]> = (0..n).map(|_| [r.f32(), r.f32(), r.f32(), r.f32()]).collect();
+    let data: Vec<[f32; 4]> = (0..n)
+        .map(|_| [r.f32(), r.f32(), r.f32(), r.f32()])
+        .collect();
     let s = r.f32() + 0.5;
     let bytes = 16 * n + 16;
     let base = cuda

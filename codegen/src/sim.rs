@@ -417,7 +417,13 @@ impl Emitter<'_> {
     /// A place inside an element of a slice or shared array (`ps[i].pos[k]`): the element's
     /// `SimPlace` (`at`, of type `ty`), then a checked index per array and a field per
     /// struct projection.
-    fn element_place(&mut self, at: TokenStream, mut ty: Ty, proj: &[Proj], span: Span) -> TokenStream {
+    fn element_place(
+        &mut self,
+        at: TokenStream,
+        mut ty: Ty,
+        proj: &[Proj],
+        span: Span,
+    ) -> TokenStream {
         let mut path = at;
         for p in proj {
             match (p, ty.clone()) {
@@ -1014,7 +1020,9 @@ pub fn static_shared_bytes(program: &Program) -> Vec<u64> {
         .shared
         .iter()
         .filter(|a| !a.dims.is_empty())
-        .map(|a| a.dims.iter().product::<u64>() * crate::ty::size_align(&a.elem).map_or(0, |(s, _)| s))
+        .map(|a| {
+            a.dims.iter().product::<u64>() * crate::ty::size_align(&a.elem).map_or(0, |(s, _)| s)
+        })
         .collect()
 }
 

@@ -299,12 +299,7 @@ impl fmt::Display for Ty {
                 f.write_str(if ts.len() == 1 { ",)" } else { ")" })
             }
             Ty::Slice { elem, mutable } => {
-                write!(
-                    f,
-                    "&{}[{}]",
-                    if *mutable { "mut " } else { "" },
-                    elem
-                )
+                write!(f, "&{}[{}]", if *mutable { "mut " } else { "" }, elem)
             }
             Ty::Shared { elem, dims } => match dims.as_slice() {
                 [] => write!(f, "gpu::DynamicShared<{elem}>"),

@@ -95,11 +95,23 @@ fn unsupported_uses_are_one_error_each() {
 #[test]
 fn slices_of_structs_and_arrays_compile() {
     for (params, body) in [
-        ("ps: &mut [P]", "ps[0].bump(); ps[1].v[0] = 3; ps[2] = ps[1]; o[0] = ps[0].get();"),
-        ("ws: &mut [W], q: &[W]", "ws[0].0.v[1] = q[1].0.v[0]; ws[1] = q[0]; o[0] = ws[0].1 as f32;"),
-        ("a: &[[f32; 4]], b: &mut [[u32; 2]]", "b[0] = [1, 2]; b[1][1] = 3; o[0] = a[0][3];"),
+        (
+            "ps: &mut [P]",
+            "ps[0].bump(); ps[1].v[0] = 3; ps[2] = ps[1]; o[0] = ps[0].get();",
+        ),
+        (
+            "ws: &mut [W], q: &[W]",
+            "ws[0].0.v[1] = q[1].0.v[0]; ws[1] = q[0]; o[0] = ws[0].1 as f32;",
+        ),
+        (
+            "a: &[[f32; 4]], b: &mut [[u32; 2]]",
+            "b[0] = [1, 2]; b[1][1] = 3; o[0] = a[0][3];",
+        ),
         ("a: &[[[f64; 2]; 3]]", "o[0] = a[0][2][1] as f32;"),
-        ("ps: &mut [P]", "gpu::atomic_add(&mut ps[0].v[1], 1); o[0] = 0.0;"),
+        (
+            "ps: &mut [P]",
+            "gpu::atomic_add(&mut ps[0].v[1], 1); o[0] = 0.0;",
+        ),
     ] {
         let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
         assert_eq!(errors(&kernel), Vec::<String>::new(), "{params}: {body}");
@@ -119,9 +131,15 @@ fn bad_element_uses_are_one_error_each() {
         ("a: &[String]", "o[0] = 0.0;"),
         ("ps: &[P]", "ps[0].x = 1.0; o[0] = 0.0;"),
         ("ps: &[P]", "ps[0].bump(); o[0] = 0.0;"),
-        ("ps: &mut [P]", "gpu::atomic_add(&mut ps[0], 1.0); o[0] = 0.0;"),
+        (
+            "ps: &mut [P]",
+            "gpu::atomic_add(&mut ps[0], 1.0); o[0] = 0.0;",
+        ),
         ("ps: &mut [P]", "o[0] = ps[0];"),
-        ("", "let s = gpu::shared_array::<(f32, f32), 4>(); o[0] = s[0].0;"),
+        (
+            "",
+            "let s = gpu::shared_array::<(f32, f32), 4>(); o[0] = s[0].0;",
+        ),
     ] {
         let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
         let errs = errors(&kernel);

@@ -54,7 +54,7 @@ pub(crate) fn device_align<T>() -> u64 {
 /// kernel assumes for `T` (a launch on the GPU and on the simulator both call this).
 pub(crate) fn check_aligned<T: Element>(addr: u64) -> crate::Result<()> {
     let align = device_align::<T>();
-    if addr % align == 0 {
+    if addr.is_multiple_of(align) {
         Ok(())
     } else {
         Err(crate::Error::LaunchConfig(format!(

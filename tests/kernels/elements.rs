@@ -179,7 +179,11 @@ pub fn tiles(bodies: &[Body], out: &mut [f32], acc: &mut [[f32; 4]]) {
             s += tile[j].mass * dx * dx;
         }
         let start = i - t;
-        let end = if start + 64 < bodies.len() { start + 64 } else { bodies.len() };
+        let end = if start + 64 < bodies.len() {
+            start + 64
+        } else {
+            bodies.len()
+        };
         out[i] = s + total_mass(&bodies[start..end]);
     }
     if i == 0 {

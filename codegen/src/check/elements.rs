@@ -18,13 +18,19 @@ impl Checker<'_> {
                 if len == 0 {
                     self.error(
                         ty,
-                        format!("{what} cannot be an empty array `{}`; give it a length of at least 1", source::type_text(ty)),
+                        format!(
+                            "{what} cannot be an empty array `{}`; give it a length of at least 1",
+                            source::type_text(ty)
+                        ),
                     );
                     return None;
                 }
                 let t = Ty::Array(Box::new(elem), len);
                 if crate::ty::size_align(&t).is_none_or(|(s, _)| s > u32::MAX as u64) {
-                    self.error(ty, format!("{what} `{}` is too large", source::type_text(ty)));
+                    self.error(
+                        ty,
+                        format!("{what} `{}` is too large", source::type_text(ty)),
+                    );
                     return None;
                 }
                 Some(t)

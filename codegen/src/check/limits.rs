@@ -120,9 +120,9 @@ impl Checker<'_> {
         if dims.is_empty() {
             return true; // dynamic shared memory: sized at launch
         }
-        let bytes = dims
-            .iter()
-            .try_fold(elem_bytes(elem) as u128, |acc, &d| acc.checked_mul(d as u128));
+        let bytes = dims.iter().try_fold(elem_bytes(elem) as u128, |acc, &d| {
+            acc.checked_mul(d as u128)
+        });
         let before: u64 = self
             .shared
             .iter()

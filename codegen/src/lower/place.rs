@@ -270,10 +270,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     let part = self.load_memory(at, &part_ty, align.min(low_bit(offset)));
                     agg = match agg {
                         BasicValueEnum::ArrayValue(a) => {
-                            ok!(self.b.build_insert_value(a, part, k as u32, "elem")).as_basic_value_enum()
+                            ok!(self.b.build_insert_value(a, part, k as u32, "elem"))
+                                .as_basic_value_enum()
                         }
                         BasicValueEnum::StructValue(s) => {
-                            ok!(self.b.build_insert_value(s, part, k as u32, "field")).as_basic_value_enum()
+                            ok!(self.b.build_insert_value(s, part, k as u32, "field"))
+                                .as_basic_value_enum()
                         }
                         _ => unreachable!("aggregates are arrays or structs"),
                     };
