@@ -64,3 +64,69 @@ fn sixteen_byte_elements_are_single_vector_accesses() {
         assert_eq!(count(ptx, op), 0, "{op} in\n{ptx}");
     }
 }
+
+/// The byte offsets (from the element's address) that the global stores of `ptx` write:
+/// `st.global[.vN].bW [%rdK+off], {..}` covers `off`, `off + W/8`, .. for N lanes.
+fn stored_offsets(ptx: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for l in ptx.lines().map(str::trim) {
+        let Some(rest) = l.strip_prefix("st.global.") else {
+            continue;
+        };
+        let op = rest.split_whitespace().next().unwrap_or("");
+        let lanes: u64 = match op.split('.').next() {
+            Some("v2") => 2,
+            Some("v4") => 4,
+            _ => 1,
+        };
+        let bits: u64 = op
+            .rsplit('.')
+            .next()
+            .and_then(|t| t[1..].parse().ok())
+            .unwrap_or_else(|| panic!("no width in {l}"));
+        let addr = l
+            .split('[')
+            .nth(1)
+            .and_then(|s| s.split(']').next())
+            .unwrap();
+        let off: u64 = addr.split('+').nth(1).map_or(0, |o| o.parse().unwrap());
+        out.extend((0..lanes).map(|k| off + k * bits / 8));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// `probe_fields` writes every scalar field of `out[i]`: its PTX stores land at exactly the
+/// host's `offset_of!` of each scalar, and elements are `size_of` apart (`i << 5`).
+#[test]
+fn slice_elements_in_ptx_have_the_host_layout() {
+    use elements::{Inner, Probe};
+    use std::mem::{offset_of, size_of};
+    let ptx = elements::probe_fields::PTX;
+    let inner = offset_of!(Probe, inner);
+    let mut want: Vec<u64> = [
+        offset_of!(Probe, wide),
+        offset_of!(Probe, x),
+        offset_of!(Probe, id),
+        offset_of!(Probe, half),
+        offset_of!(Probe, byte),
+        offset_of!(Probe, flag),
+        inner + offset_of!(Inner, a),
+        inner + offset_of!(Inner, a) + 2,
+        inner + offset_of!(Inner, b),
+        inner + offset_of!(Inner, c),
+    ]
+    .into_iter()
+    .map(|o| o as u64)
+    .collect();
+    want.sort_unstable();
+    assert_eq!(stored_offsets(ptx), want, "{ptx}");
+    let shift = size_of::<Probe>().trailing_zeros();
+    assert!(size_of::<Probe>().is_power_of_two());
+    assert!(
+        ptx.lines()
+            .any(|l| l.trim().starts_with("shl.b64") && l.trim().ends_with(&format!(", {shift};"))),
+        "no index scaled by {} in\n{ptx}",
+        size_of::<Probe>()
+    );
+}
