@@ -19,6 +19,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::tiles,
         elements::local_grid,
         elements::scale4,
+        elements::dyn_pairs,
     ]
 }
 

@@ -310,3 +310,33 @@ fn misaligned_interop_memory_is_an_error_at_launch() -> cuprum::Result<()> {
     drop(unsafe { cuda.upgrade_device_ptr::<u8>(base, bytes) });
     Ok(())
 }
+
+#[test]
+fn dynamic_shared_pairs_and_iter_mut_over_sub_slices() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let (block, blocks) = (64usize, 9usize);
+    let n = block * blocks;
+    let mut r = fastrand::Rng::new();
+    let xs: Vec<[f32; 2]> = (0..n).map(|_| [r.f32(), r.f32()]).collect();
+    let bodies = random_bodies(n - 5);
+    let dt = r.f32() * 0.1;
+    let dx = stream.to_device(&xs)?;
+    let mut out = stream.alloc_zeros::<[f32; 2]>(n)?;
+    let mut ps = stream.to_device(&bodies)?;
+    let shared = (block * std::mem::size_of::<[f32; 2]>()) as u32;
+    launch!(dyn_pairs<<<blocks as u32, block as u32, shared, stream>>>(&dx, &mut out, &mut ps, dt))?;
+    let want: Vec<[f32; 2]> = (0..n)
+        .map(|i| {
+            let (b, t) = (i / block, i % block);
+            let v = xs[b * block + block - 1 - t];
+            [v[1], v[0]]
+        })
+        .collect();
+    assert_eq!(stream.to_host(&out)?, want);
+    let mut want_bodies = bodies.clone();
+    for b in &mut want_bodies {
+        b.step(dt);
+    }
+    close(&flat(&stream.to_host(&ps)?), &flat(&want_bodies), 1e-5).unwrap();
+    Ok(())
+}

@@ -219,3 +219,33 @@ pub fn scale4(xs: &mut [[f32; 4]], s: f32) {
         xs[i] = [v[0] * s, v[1] * s, v[2] * s, v[3] * s];
     }
 }
+
+/// Moves every body of `ps` (a device function iterating a sub-slice with `iter_mut`).
+#[device]
+pub fn step_all(ps: &mut [Body], dt: f32) {
+    for p in ps.iter_mut() {
+        p.step(dt);
+    }
+}
+
+/// Pairs reversed within each block through dynamic shared memory of `[f32; 2]` (8-byte
+/// elements: one `.v2` access each), lanes swapped; each thread moves its own body through
+/// a one-element sub-slice.
+#[kernel]
+pub fn dyn_pairs(xs: &[[f32; 2]], out: &mut [[f32; 2]], ps: &mut [Body], dt: f32) {
+    let s = gpu::dynamic_shared::<[f32; 2]>();
+    let t = gpu::thread_idx().x as usize;
+    let b = gpu::block_dim().x as usize;
+    let i = gpu::global_id_x();
+    if i < xs.len() {
+        s[t] = xs[i];
+    }
+    gpu::sync_threads();
+    if i < out.len() {
+        let v = s[b - 1 - t];
+        out[i] = [v[1], v[0]];
+    }
+    if i < ps.len() {
+        step_all(&mut ps[i..i + 1], dt);
+    }
+}
