@@ -90,7 +90,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// The impls that make a `DeviceCopy` struct a buffer and slice element: `Element`, zero as
-/// a value (every field is `DeviceCopy`, whose types all have zero as a value), and the
+/// a value (rustc checks that every field's type has zero as a value), and the
 /// simulator's field-by-field accesses at the `repr(C)` offsets. Emitted after the checks
 /// of `derive`, inside its `const _` block, so they are sound for the same reasons.
 fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
@@ -105,8 +105,16 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
     let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
     let sim = quote!(::cuprum::gpu::sim::SimValue);
     let label = name.to_string();
+    let zero_checks = tys
+        .iter()
+        .map(|t| quote_spanned!(t.span()=> __cuprum_zeroable::<#t>();));
     quote! {
-        // SAFETY: every field is `DeviceCopy`, and zero bits are a value of each such type.
+        #[allow(dead_code)]
+        fn __cuprum_fields_are_zeroable() {
+            fn __cuprum_zeroable<T: ::cuprum::__private::ValidAsZeroBits>() {}
+            #(#zero_checks)*
+        }
+        // SAFETY: zero bits are a value of every field's type (checked just above).
         unsafe impl ::cuprum::__private::ValidAsZeroBits for #name {}
         // SAFETY: each field is read and written through its own type's accesses at its
         // offset; the fields cover the struct's bytes (it has no padding).
