@@ -20,6 +20,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::local_grid,
         elements::scale4,
         elements::dyn_pairs,
+        elements::field_atomics,
     ]
 }
 

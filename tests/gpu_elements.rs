@@ -340,3 +340,27 @@ fn dynamic_shared_pairs_and_iter_mut_over_sub_slices() -> cuprum::Result<()> {
     close(&flat(&stream.to_host(&ps)?), &flat(&want_bodies), 1e-5).unwrap();
     Ok(())
 }
+
+#[test]
+fn atomics_on_fields_and_lanes_of_elements() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let n = 5000;
+    let xs = cuprum_testkit::random_u32(n);
+    let (nb, nl) = (37usize, 11usize);
+    let dx = stream.to_device(&xs)?;
+    let mut bins = stream.alloc_zeros::<Probe>(nb)?;
+    let mut lanes = stream.alloc_zeros::<[u32; 4]>(nl)?;
+    launch!(field_atomics<<<(n as u32).div_ceil(256), 256, stream>>>(&dx, &mut bins, &mut lanes))?;
+    let mut want = vec![Probe::default(); nb];
+    let mut want_lanes = vec![[0u32; 4]; nl];
+    for &x in &xs {
+        let b = x as usize % nb;
+        want[b].id += 1;
+        want[b].inner.c = want[b].inner.c.wrapping_add(x & 0xff);
+        let l = &mut want_lanes[b % nl][(x % 4) as usize];
+        *l = (*l).max(x);
+    }
+    assert_eq!(stream.to_host(&bins)?, want);
+    assert_eq!(stream.to_host(&lanes)?, want_lanes);
+    Ok(())
+}

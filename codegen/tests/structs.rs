@@ -112,6 +112,8 @@ fn slices_of_structs_and_arrays_compile() {
             "ps: &mut [P]",
             "gpu::atomic_add(&mut ps[0].v[1], 1); o[0] = 0.0;",
         ),
+        ("ps: &mut [P]", "for p in ps.iter_mut() { p.bump(); } o[0] = 0.0;"),
+        ("a: &mut [[f32; 4]]", "let s = gpu::shared_array::<[f32; 4], 8>(); s[1] = a[0]; a[1] = s[1]; gpu::atomic_add(&mut a[2][3], 1.0); o[0] = s[1][2];"),
     ] {
         let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
         assert_eq!(errors(&kernel), Vec::<String>::new(), "{params}: {body}");
@@ -139,6 +141,21 @@ fn bad_element_uses_are_one_error_each() {
         (
             "",
             "let s = gpu::shared_array::<(f32, f32), 4>(); o[0] = s[0].0;",
+        ),
+        ("ps: &mut [P]", "ps[0] = 1.0; o[0] = 0.0;"),
+        ("ps: &mut [P]", "o[0] = ps[0].nope;"),
+        ("ps: &mut [P]", "o[0] = ps[0][1];"),
+        ("a: &[[f32; 4]]", "o[0] = a[0].x;"),
+        ("a: &[[f32; 4]]", "o[0] = a[0][4];"),
+        (
+            "ps: &[P]",
+            "for p in ps.iter_mut() { p.bump(); } o[0] = 0.0;",
+        ),
+        ("ps: &mut [P]", "let q = ps[0]; q.bump(); o[0] = 0.0;"),
+        ("a: &mut [[u32; 2]]", "a[0] += [1, 1]; o[0] = 0.0;"),
+        (
+            "a: &[[f32; 4]], b: &[[f32; 4]]",
+            "o[0] = if a[0] == b[0] { 1.0 } else { 0.0 };",
         ),
     ] {
         let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");

@@ -249,3 +249,17 @@ pub fn dyn_pairs(xs: &[[f32; 2]], out: &mut [[f32; 2]], ps: &mut [Body], dt: f32
         step_all(&mut ps[i..i + 1], dt);
     }
 }
+
+/// Counts and sums per bin with atomics on a field of a struct element and on a lane of an
+/// array element.
+#[kernel]
+pub fn field_atomics(xs: &[u32], bins: &mut [Probe], lanes: &mut [[u32; 4]]) {
+    let i = gpu::global_id_x();
+    if i < xs.len() && !bins.is_empty() && !lanes.is_empty() {
+        let x = xs[i];
+        let b = (x as usize) % bins.len();
+        gpu::atomic_add(&mut bins[b].id, 1);
+        gpu::atomic_add(&mut bins[b].inner.c, x & 0xff);
+        gpu::atomic_max(&mut lanes[b % lanes.len()][(x % 4) as usize], x);
+    }
+}
