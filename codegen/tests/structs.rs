@@ -108,6 +108,7 @@ fn slices_of_structs_and_arrays_compile() {
             "b[0] = [1, 2]; b[1][1] = 3; o[0] = a[0][3];",
         ),
         ("a: &[[[f64; 2]; 3]]", "o[0] = a[0][2][1] as f32;"),
+        ("a: &[[f32; 100000]]", "o[0] = a[3][99999];"),
         (
             "ps: &mut [P]",
             "gpu::atomic_add(&mut ps[0].v[1], 1); o[0] = 0.0;",
@@ -157,6 +158,7 @@ fn bad_element_uses_are_one_error_each() {
             "a: &[[f32; 4]], b: &[[f32; 4]]",
             "o[0] = if a[0] == b[0] { 1.0 } else { 0.0 };",
         ),
+        ("a: &[[f32; 100000]]", "let v = a[0]; o[0] = v[7];"),
     ] {
         let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
         let errs = errors(&kernel);

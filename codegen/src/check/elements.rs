@@ -2,7 +2,9 @@
 //! `#[derive(DeviceCopy)]` structs (`&[Particle]`, `&mut [[f32; 4]]`,
 //! `gpu::shared_array::<Particle, 256>()`).
 
+use super::limits::{scalar_count, LOCAL_ARRAY_LIMIT};
 use super::{source, Checker};
+use crate::ir::Place;
 use crate::ty::Ty;
 
 impl Checker<'_> {
@@ -53,6 +55,31 @@ impl Checker<'_> {
             }
             syn::Type::Path(_) if self.user_type_named(ty) => self.user_type(ty).flatten(),
             _ => self.scalar_type(ty).map(Ty::Scalar),
+        }
+    }
+
+    /// Whether a whole element of a slice or shared array (or an aggregate part of one) at
+    /// `place` is small enough to copy as a value: as a local array, at most
+    /// `LOCAL_ARRAY_LIMIT` scalars; one error at `at` otherwise.
+    pub(super) fn element_copy_fits(&mut self, place: &Place, at: &syn::Expr) -> bool {
+        if !matches!(
+            self.locals[place.base].ty,
+            Ty::Slice { .. } | Ty::Shared { .. }
+        ) {
+            return true;
+        }
+        let ty = self.infer.zonk(&place.ty);
+        match scalar_count(&ty) {
+            Some(n) if n <= LOCAL_ARRAY_LIMIT => true,
+            n => {
+                let n = n.map_or_else(|| "too many".to_string(), |n| n.to_string());
+                let text = source::expr_text(at);
+                self.error(
+                    at,
+                    format!("`{text}` is a `{ty}` of {n} values, more than the {LOCAL_ARRAY_LIMIT} a kernel copies at once (as in a local array); read the parts you need, like `{text}[k]`"),
+                );
+                false
+            }
         }
     }
 }

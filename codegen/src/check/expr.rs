@@ -562,6 +562,9 @@ impl Checker<'_> {
                 error_expr(span)
             }
             _ => {
+                if !self.element_copy_fits(&place, e) {
+                    return error_expr(span);
+                }
                 let ty = place.ty.clone();
                 Expr {
                     kind: ExprKind::Read(place),

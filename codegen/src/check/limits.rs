@@ -66,7 +66,7 @@ pub fn check_nesting(tokens: &TokenStream) -> syn::Result<()> {
 /// The most scalars one local array may hold. Local arrays are values in registers or the
 /// thread's local memory, and LLVM's time grows faster than linearly with their length (a
 /// 16 KiB array takes tens of seconds to compile); large data belongs in a buffer.
-const LOCAL_ARRAY_LIMIT: u64 = 1024;
+pub(super) const LOCAL_ARRAY_LIMIT: u64 = 1024;
 
 /// The most bytes of static shared memory (`.shared` variables) one kernel may declare: PTX
 /// allows 48 KiB on every target (ptxas: "uses too much shared data (.., 0xc000 max)"); more
@@ -74,7 +74,7 @@ const LOCAL_ARRAY_LIMIT: u64 = 1024;
 pub(crate) const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
 /// The number of scalars in a value of type `ty`, or `None` for what arrays cannot hold.
-fn scalar_count(ty: &Ty) -> Option<u64> {
+pub(super) fn scalar_count(ty: &Ty) -> Option<u64> {
     match ty {
         Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Some(1),
         Ty::Array(t, n) => scalar_count(t)?.checked_mul(*n),
