@@ -58,7 +58,7 @@ pub(crate) fn check_aligned<T: Element>(addr: u64) -> crate::Result<()> {
         Ok(())
     } else {
         Err(crate::Error::LaunchConfig(format!(
-            "a slice of `{}` at address {addr:#x} is not aligned to {align} bytes, which kernels assume for its {}-byte elements (they read them as single {align}-byte accesses); pass memory that starts at a multiple of {align} bytes",
+            "a slice of `{}` at address {addr:#x} is not aligned to {align} bytes, which kernels assume for its {}-byte elements (they move them in {align}-byte vector accesses); pass memory that starts at a multiple of {align} bytes (every buffer and view does)",
             std::any::type_name::<T>(),
             std::mem::size_of::<T>(),
         )))
