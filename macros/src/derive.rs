@@ -58,6 +58,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         ));
     }
     check_repr(item)?;
+    let rt = crate::private();
     let field_checks = tys
         .iter()
         .map(|t| quote_spanned!(t.span()=> let _: __CuprumDeviceCopyField<#t>;));
@@ -68,7 +69,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let element = element_impls(name, &data.fields);
     Ok(quote! {
         const _: () = {
-            struct __CuprumDeviceCopyField<T: ::cuprum::DeviceCopy>(::core::marker::PhantomData<T>);
+            struct __CuprumDeviceCopyField<T: #rt::DeviceCopy>(::core::marker::PhantomData<T>);
             #[allow(dead_code)]
             fn __cuprum_fields_are_device_copy() {
                 #(#field_checks)*
@@ -81,9 +82,9 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             // (plain data without pointers, checked by the bound above) and it has no
             // padding (the assertion above), so its bytes are all initialised and every
             // value the device writes is one of its values.
-            unsafe impl ::cuprum::DeviceCopy for #name {}
+            unsafe impl #rt::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the value's bytes as a `repr(C)` struct.
-            unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+            unsafe impl #rt::DeviceRepr for #name {}
             #element
         };
     })
@@ -94,6 +95,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
 /// simulator's field-by-field accesses at the `repr(C)` offsets. Emitted after the checks
 /// of `derive`, inside its `const _` block, so they are sound for the same reasons.
 fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
+    let rt = crate::private();
     let members: Vec<syn::Member> = fields
         .iter()
         .enumerate()
@@ -103,7 +105,7 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
         })
         .collect();
     let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
-    let sim = quote!(::cuprum::gpu::sim::SimValue);
+    let sim = quote!(#rt::sim::SimValue);
     let label = name.to_string();
     let zero_checks = tys
         .iter()
@@ -111,11 +113,11 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
     quote! {
         #[allow(dead_code)]
         fn __cuprum_fields_are_zeroable() {
-            fn __cuprum_zeroable<T: ::cuprum::__private::ValidAsZeroBits>() {}
+            fn __cuprum_zeroable<T: #rt::ValidAsZeroBits>() {}
             #(#zero_checks)*
         }
         // SAFETY: zero bits are a value of every field's type (checked just above).
-        unsafe impl ::cuprum::__private::ValidAsZeroBits for #name {}
+        unsafe impl #rt::ValidAsZeroBits for #name {}
         // SAFETY: each field is read and written through its own type's accesses at its
         // offset; the fields cover the struct's bytes (it has no padding).
         unsafe impl #sim for #name {
@@ -136,7 +138,7 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
         }
         // SAFETY: `DeviceCopy` (above), zero is a value, and the simulator's accesses are
         // the fields'.
-        unsafe impl ::cuprum::Element for #name {
+        unsafe impl #rt::Element for #name {
             const NAME: &'static str = #label;
         }
     }

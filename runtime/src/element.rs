@@ -41,26 +41,3 @@ elements!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 unsafe impl<T: Element, const N: usize> Element for [T; N] {
     const NAME: &'static str = "array";
 }
-
-/// The alignment kernels assume for a slice of `T` (`cuprum_abi::element_align`).
-pub(crate) fn device_align<T>() -> u64 {
-    cuprum_abi::element_align(
-        std::mem::size_of::<T>() as u64,
-        std::mem::align_of::<T>() as u64,
-    )
-}
-
-/// Refuses a slice argument whose first element's address `addr` breaks the alignment the
-/// kernel assumes for `T` (a launch on the GPU and on the simulator both call this).
-pub(crate) fn check_aligned<T: Element>(addr: u64) -> crate::Result<()> {
-    let align = device_align::<T>();
-    if addr.is_multiple_of(align) {
-        Ok(())
-    } else {
-        Err(crate::Error::LaunchConfig(format!(
-            "a slice of `{}` at address {addr:#x} is not aligned to {align} bytes, which kernels assume for its {}-byte elements (they move them in {align}-byte vector accesses); pass memory that starts at a multiple of {align} bytes (every buffer and view does)",
-            std::any::type_name::<T>(),
-            std::mem::size_of::<T>(),
-        )))
-    }
-}
