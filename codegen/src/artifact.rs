@@ -256,6 +256,7 @@ fn struct_layouts(p: &Program, source: &KernelSource) -> Vec<StructLayout> {
     fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>) {
         match ty {
             Ty::Array(t, _) => collect(t, out),
+            Ty::Slice { elem, .. } | Ty::Shared { elem, .. } => collect(elem, out),
             Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
             Ty::Struct(d) if !out.iter().any(|s| s.name == d.name) => {
                 out.push(d);

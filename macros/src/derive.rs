@@ -91,6 +91,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let any_bits = tys
         .iter()
         .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: ::cuprum::AnyBitPattern));
+    let element = element_impls(name, &data.fields);
     Ok(quote! {
         const _: () = {
             struct __CuprumDeviceCopyField<T: #rt::DeviceCopy>(::core::marker::PhantomData<T>);
@@ -112,8 +113,66 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             // SAFETY: no padding (above), and every field accepts every bit pattern (the
             // bounds), so every bit pattern of the struct is one of its values.
             unsafe impl #rt::AnyBitPattern for #name where #(#any_bits),* {}
+            #element
         };
     })
+}
+
+/// The impls that make a `DeviceCopy` struct a buffer and slice element: `Element`, zero as
+/// a value (rustc checks that every field's type has zero as a value), and the
+/// simulator's field-by-field accesses at the `repr(C)` offsets. Emitted after the checks
+/// of `derive`, inside its `const _` block, so they are sound for the same reasons.
+fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
+    let rt = crate::private();
+    let members: Vec<syn::Member> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(i)),
+        })
+        .collect();
+    let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
+    let sim = quote!(#rt::sim::SimValue);
+    let label = name.to_string();
+    // Each impl holds when every field's type has it (an enum field has none of them: its
+    // bit patterns are not all values, so a struct holding one is no buffer element); the
+    // higher-ranked bounds make an unmet one leave the impl out rather than be an error.
+    let bound = |tr: TokenStream| -> Vec<TokenStream> {
+        tys.iter()
+            .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: #tr))
+            .collect()
+    };
+    let zero_bounds = bound(quote!(#rt::ValidAsZeroBits));
+    let sim_bounds = bound(quote!(#sim));
+    let element_bounds = bound(quote!(#rt::Element));
+    quote! {
+        // SAFETY: zero bits are a value of every field's type (the bounds).
+        unsafe impl #rt::ValidAsZeroBits for #name where #(#zero_bounds),* {}
+        // SAFETY: each field is read and written through its own type's accesses at its
+        // offset; the fields cover the struct's bytes (it has no padding).
+        unsafe impl #sim for #name where #(#sim_bounds),* {
+            #[inline]
+            unsafe fn load_from(p: *const u8) -> Self {
+                // SAFETY: each field lies within the value at `p` (the caller's contract).
+                unsafe {
+                    #name { #(#members: <#tys as #sim>::load_from(p.add(::core::mem::offset_of!(#name, #members))),)* }
+                }
+            }
+            #[inline]
+            unsafe fn store_to(p: *mut u8, v: Self) {
+                // SAFETY: as above.
+                unsafe {
+                    #(<#tys as #sim>::store_to(p.add(::core::mem::offset_of!(#name, #members)), v.#members);)*
+                }
+            }
+        }
+        // SAFETY: `DeviceCopy` (above), zero is a value, and the simulator's accesses are
+        // the fields'.
+        unsafe impl #rt::Element for #name where #(#element_bounds),* {
+            const NAME: &'static str = #label;
+        }
+    }
 }
 
 /// `#[derive(DeviceCopy)]` on a field-less enum with an integer `#[repr(..)]`: kernels hold

@@ -98,9 +98,10 @@ pub mod __private {
     pub use crate::module::FunctionCache;
     pub use crate::registry::{KernelInfo, Site};
     pub use crate::{
-        AnyBitPattern, DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, LaunchConfig, Result, Stream,
+        AnyBitPattern, DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, Element, LaunchConfig, Result,
+        Stream,
     };
-    pub use cudarc::driver::DeviceRepr;
+    pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
     /// The simulator's runtime, which the emitted simulator bodies call.

@@ -475,11 +475,11 @@ impl Checker<'_> {
             _ => None,
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
-            Ty::Slice { elem, .. } => (Ty::Scalar(elem), None),
+            Ty::Slice { elem, .. } => (*elem, None),
             Ty::Array(t, n) => (*t, Some(n)),
             Ty::Shared { elem, dims } => match dims.as_slice() {
-                [] => (Ty::Scalar(elem), None),
-                [n] => (Ty::Scalar(elem), Some(*n)),
+                [] => (*elem, None),
+                [n] => (*elem, Some(*n)),
                 [r, rest @ ..] => (
                     Ty::Shared {
                         elem,
@@ -588,6 +588,9 @@ impl Checker<'_> {
                 error_expr(span)
             }
             _ => {
+                if !self.element_copy_fits(&place, e) {
+                    return error_expr(span);
+                }
                 let ty = place.ty.clone();
                 Expr {
                     kind: ExprKind::Read(place),
@@ -1101,7 +1104,6 @@ impl Checker<'_> {
                 mutable: false,
                 elem,
             } if is_element => {
-                let elem = elem.name();
                 self.error(
                     at,
                     format!("cannot assign to an element of `{name}`: it is a `&[{elem}]` parameter (read-only); declare it `&mut [{elem}]`"),

@@ -26,7 +26,7 @@ pub(crate) struct View {
     /// What it is part of: a slice parameter, a 1-D or dynamic shared array, a local array.
     base: Place,
     /// Its elements' type.
-    elem: Scalar,
+    elem: Ty,
     /// Where it starts in `base` (a constant or a local: computed once).
     offset: Expr,
     /// How many elements it has (likewise).
@@ -193,20 +193,18 @@ impl Checker<'_> {
             }
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
-            Ty::Slice { elem, .. } => (elem, len_of(&place, span)),
+            Ty::Slice { elem, .. } => (*elem, len_of(&place, span)),
             Ty::Shared { elem, dims } if dims.len() <= 1 => match dims.first() {
-                Some(n) => (elem, usize_lit(*n, span)),
-                None => (elem, len_of(&place, span)),
+                Some(n) => (*elem, usize_lit(*n, span)),
+                None => (*elem, len_of(&place, span)),
             },
             Ty::Array(elem, n) => {
-                match *elem {
-                    Ty::Scalar(s) => (s, usize_lit(n, span)),
-                    other => {
-                        let d = self.infer.describe(&other);
-                        self.error(e, format!("only arrays of scalars can be passed as slices, not arrays of `{d}`"));
-                        return None;
-                    }
+                if !crate::ty::is_element(&elem) {
+                    let d = self.infer.describe(&elem);
+                    self.error(e, format!("only arrays of scalars, arrays and `DeviceCopy` structs can be passed as slices, not arrays of `{d}`"));
+                    return None;
                 }
+                (*elem, usize_lit(n, span))
             }
             Ty::Error => return None,
             other => {
@@ -511,7 +509,9 @@ impl Checker<'_> {
                                 failed = true;
                             }
                             if let Some(k) = generic_of(&sl.elem) {
-                                bound[k].get_or_insert(v.elem);
+                                if let Ty::Scalar(s) = v.elem {
+                                    bound[k].get_or_insert(s);
+                                }
                             }
                             Bound::View(Box::new(v))
                         }
@@ -621,9 +621,9 @@ impl Checker<'_> {
                 Bound::View(v) => {
                     if let syn::Type::Reference(r) = strip_groups(&param.ty) {
                         if let syn::Type::Slice(sl) = strip_groups(&r.elem) {
-                            if let Some(want) = self.scalar_type(&sl.elem) {
+                            if let Some(want) = self.element_type(&sl.elem, "a slice's element") {
                                 if want != v.elem {
-                                    self.error(&param.ty, format!("mismatched types: the parameter is `&[{}]`, the slice passed holds `{}`", want.name(), v.elem.name()));
+                                    self.error(&param.ty, format!("mismatched types: the parameter is `&[{}]`, the slice passed holds `{}`", want, v.elem));
                                 }
                             }
                         }
@@ -757,7 +757,7 @@ pub(super) fn strip_groups(t: &syn::Type) -> &syn::Type {
 /// The type a view's name has (only for messages: every use goes through the view).
 fn slice_ty(v: &View) -> Ty {
     Ty::Slice {
-        elem: v.elem,
+        elem: Box::new(v.elem.clone()),
         mutable: v.mutable,
     }
 }
@@ -777,7 +777,7 @@ fn element(view: &View, index: Expr, span: Span) -> Place {
         index: Box::new(index),
         site: None,
     });
-    place.ty = Ty::Scalar(view.elem);
+    place.ty = view.elem.clone();
     place
 }
 

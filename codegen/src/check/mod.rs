@@ -10,6 +10,7 @@ mod call;
 mod closure;
 mod consts;
 mod enums;
+mod elements;
 mod expr;
 mod infer;
 mod init;
@@ -601,9 +602,9 @@ impl<'p> Checker<'p> {
         match ty {
             syn::Type::Reference(r) => {
                 if let syn::Type::Slice(s) = &*r.elem {
-                    let elem = self.scalar_type(&s.elem)?;
+                    let elem = self.element_type(&s.elem, "a slice's element")?;
                     return Some(Ty::Slice {
-                        elem,
+                        elem: Box::new(elem),
                         mutable: r.mutability.is_some(),
                     });
                 }

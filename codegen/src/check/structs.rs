@@ -119,6 +119,7 @@ impl Checker<'_> {
             name,
             fields: out,
             tuple,
+            align: repr_align(&item.attrs),
         })
     }
 
@@ -461,4 +462,25 @@ impl syn::visit_mut::VisitMut for SelfToStruct {
         }
         syn::visit_mut::visit_path_mut(self, p);
     }
+}
+
+/// The `N` of `#[repr(C, align(N))]` (1 without it; the derive refuses other forms).
+fn repr_align(attrs: &[syn::Attribute]) -> u64 {
+    let mut align = 1;
+    for a in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = a.parse_nested_meta(|m| {
+            if m.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let n: syn::LitInt = content.parse()?;
+                align = n.base10_parse::<u64>().unwrap_or(1);
+            } else if m.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let _: proc_macro2::TokenStream = content.parse()?;
+            }
+            Ok(())
+        });
+    }
+    align
 }

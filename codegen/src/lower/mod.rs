@@ -180,7 +180,7 @@ fn declare_shared<'ctx>(
                     g.as_pointer_value()
                 })
             } else {
-                let t = shared_global_type(ctx, alloc.elem, &alloc.dims);
+                let t = shared_global_type(ctx, &alloc.elem, &alloc.dims);
                 let g = module.add_global(
                     t,
                     Some(AddressSpace::from(SHARED)),
@@ -297,7 +297,8 @@ fn declare_kernel<'ctx>(
             if !mutable {
                 add_param_attr(ctx, func, index, "readonly", 0);
             }
-            add_param_attr(ctx, func, index, "align", elem.bytes() as u64);
+            let align = crate::ty::element_layout(elem).map_or(1, |(_, _, a)| a);
+            add_param_attr(ctx, func, index, "align", align);
             add_param_attr(ctx, func, index, "nocapture", 0);
             index += 2;
         } else {
@@ -355,6 +356,22 @@ pub(crate) fn memory_scalar_type(ctx: &Context, s: Scalar) -> BasicTypeEnum<'_> 
     param_scalar_type(ctx, s)
 }
 
+/// The in-memory type of a slice or shared-array element: scalars as
+/// [`memory_scalar_type`], arrays and structs of such (the same layout as [`value_type`]'s,
+/// whose `i1` also takes a byte).
+pub(crate) fn memory_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> BasicTypeEnum<'ctx> {
+    match ty {
+        Ty::Scalar(s) => memory_scalar_type(ctx, *s),
+        Ty::Array(t, n) => memory_type(ctx, t).array_type(*n as u32).into(),
+        Ty::Struct(d) => {
+            let fields: Vec<BasicTypeEnum> =
+                d.fields.iter().map(|(_, t)| memory_type(ctx, t)).collect();
+            ctx.struct_type(&fields, false).into()
+        }
+        other => value_type(ctx, other).expect("elements have storage"),
+    }
+}
+
 /// The LLVM type of a value of type `ty`, or `None` for zero-sized types.
 pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeEnum<'ctx>> {
     match ty {
@@ -389,10 +406,10 @@ pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeE
 /// The type of a shared array's global: `[R x [C x T]]`, `[N x T]` or `[0 x T]`.
 pub(crate) fn shared_global_type<'ctx>(
     ctx: &'ctx Context,
-    elem: Scalar,
+    elem: &Ty,
     dims: &[u64],
 ) -> BasicTypeEnum<'ctx> {
-    let mut t = memory_scalar_type(ctx, elem);
+    let mut t = memory_type(ctx, elem);
     if dims.is_empty() {
         return t.array_type(0).into();
     }
