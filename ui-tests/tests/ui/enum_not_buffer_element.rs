@@ -25,6 +25,7 @@ fn any_bits<T: cuprum::AnyBitPattern>() {}
 
 fn main() {
     element::<Op>();
+    element::<Step>();
     any_bits::<[u8; 2]>();
     any_bits::<Op>();
     any_bits::<Step>();
