@@ -98,8 +98,8 @@ pub mod __private {
     pub use crate::module::FunctionCache;
     pub use crate::registry::{KernelInfo, Site};
     pub use crate::{
-        AnyBitPattern, DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, Element, LaunchConfig, Result,
-        Stream,
+        AnyBitPattern, DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, Element, LaunchConfig,
+        Result, Stream,
     };
     pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
     pub use cuprum_abi::CheckKind;
