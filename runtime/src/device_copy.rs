@@ -45,3 +45,31 @@ any_bit_pattern!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 // SAFETY: an array's bit patterns are its elements'.
 unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}
+
+/// A field-less `#[derive(DeviceCopy)]` enum with an integer `#[repr(..)]` (the derive
+/// implements it): kernels hold a value as its discriminant, of type [`Repr`](Self::Repr).
+///
+/// Enums are buffer and slice elements, but most bit patterns of their size are no variant,
+/// so device memory of an enum is read soundly: every copy into host enum values
+/// ([`Stream::to_host`](crate::Stream::to_host), [`Stream::copy_to_host`](crate::Stream::copy_to_host))
+/// checks each element and returns [`Error::NotAVariant`](crate::Error::NotAVariant) for bits
+/// that are no variant. Through [`DeviceBuffer::as_repr_mut`](crate::DeviceBuffer::as_repr_mut)
+/// a kernel or a copy may write any integer into the buffer.
+///
+/// # Safety
+/// `Repr` has the enum's size and alignment, and every value of the enum is a value of
+/// `Repr` (its discriminant).
+pub unsafe trait DeviceEnum: crate::Element {
+    /// The `repr` integer (`u8` for `#[repr(u8)]`).
+    type Repr: crate::Element + AnyBitPattern;
+}
+
+/// A `bool` as a type, for the derive's conditional impls (`Bool<{ expr }>: True`).
+#[doc(hidden)]
+pub struct Bool<const B: bool>;
+
+/// Implemented for `Bool<true>` only.
+#[doc(hidden)]
+pub trait True {}
+
+impl True for Bool<true> {}

@@ -41,10 +41,10 @@ mod sealed {
 }
 
 /// The element types of the algorithms: every integer type, `f32` and `f64`.
-pub trait Number: Element + gpu::Num + sealed::Sealed {
+pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed::Sealed {
     #[doc(hidden)]
     /// The type blocks combine values in (`i32`/`u32` for the 8- and 16-bit types).
-    type Wide: Element + gpu::Num;
+    type Wide: Element + gpu::Num + cudarc::driver::ValidAsZeroBits;
     #[doc(hidden)]
     fn narrow(w: Self::Wide) -> Self;
     #[doc(hidden)]
@@ -412,7 +412,7 @@ pub use crate::__cuprum_reduce as reduce;
 
 /// What `reduce!` expands to: the two passes with the user's kernel, then `init` on the host.
 #[doc(hidden)]
-pub fn __reduce_with<T: Element + gpu::WarpValue>(
+pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     x: &impl DeviceSlice<T>,
     init: T,
@@ -460,7 +460,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue>(
 
 /// What the scan macros expand to: the tile states, then the user's kernel.
 #[doc(hidden)]
-pub fn __scan_with<T: Element>(
+pub fn __scan_with<T: Element + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     x_len: usize,
     y_len: usize,
