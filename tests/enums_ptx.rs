@@ -82,8 +82,17 @@ fn struct_tables_are_in_constant_memory() {
 #[test]
 fn enums_in_memory_are_their_repr() {
     let ptx = enums::apply_reversed::PTX;
-    assert!(ptx.contains("ld.global.nc.u8") || ptx.contains("ld.global.nc.b8"), "{ptx}");
-    assert!(ptx.contains("st.shared.u8") || ptx.contains("st.shared.b8"), "{ptx}");
-    assert!(ptx.contains("ld.shared.u8") || ptx.contains("ld.shared.b8"), "{ptx}");
+    assert!(
+        ptx.contains("ld.global.nc.u8") || ptx.contains("ld.global.nc.b8"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("st.shared.u8") || ptx.contains("st.shared.b8"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("ld.shared.u8") || ptx.contains("ld.shared.b8"),
+        "{ptx}"
+    );
     assert!(!ptx.contains("trap"), "{ptx}");
 }

@@ -236,7 +236,7 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
             // SAFETY: the bound holds only when zero is a variant's discriminant.
             unsafe impl #rt::ValidAsZeroBits for #name
             where
-                for<'__cuprum> #rt::Bool<__CUPRUM_ZERO_IS_A_VARIANT>: #rt::True
+                for<'__cuprum> #rt::ZeroIsAVariant<__CUPRUM_ZERO_IS_A_VARIANT>: #rt::Holds
             {
             }
             // SAFETY: one atomic access of the `repr`'s width; `Ok` only for a variant's

@@ -64,12 +64,18 @@ pub unsafe trait DeviceEnum: crate::Element {
     type Repr: crate::Element + AnyBitPattern;
 }
 
-/// A `bool` as a type, for the derive's conditional impls (`Bool<{ expr }>: True`).
+/// Whether a `DeviceCopy` enum has a variant whose discriminant is 0, as a type: the derive
+/// implements `ValidAsZeroBits` for the enum where `ZeroIsAVariant<{ .. }>: Holds`.
 #[doc(hidden)]
-pub struct Bool<const B: bool>;
+pub struct ZeroIsAVariant<const B: bool>;
 
-/// Implemented for `Bool<true>` only.
+/// Implemented for `ZeroIsAVariant<true>` only.
 #[doc(hidden)]
-pub trait True {}
+#[diagnostic::on_unimplemented(
+    message = "zero bits are no value of this enum: no variant has discriminant 0",
+    label = "`alloc_zeros` and `alloc_pinned` need the all-zero bit pattern to be a value",
+    note = "give a variant the discriminant 0 (`Name = 0`), or make the buffer from values with `to_device`"
+)]
+pub trait Holds {}
 
-impl True for Bool<true> {}
+impl Holds for ZeroIsAVariant<true> {}

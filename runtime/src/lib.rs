@@ -91,7 +91,7 @@ pub mod prelude {
 /// `cuprum-codegen` emits). Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::device_copy::{Bool, True};
+    pub use crate::device_copy::{Holds, ZeroIsAVariant};
     pub use crate::launch::{
         backend, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream, KernelArg,
         LaunchStream, SimStream, Slice, SliceMut, Value,
