@@ -398,8 +398,8 @@ fn integers_that_are_no_variant_are_never_read_as_enums() -> cuprum::Result<()> 
 fn checks_recurse_into_struct_fields() {
     use cuprum::__private::sim::{SimSlice, SimValue};
     use std::mem::{align_of, size_of};
-    assert!(<Step as SimValue>::CHECKED && <[Op; 3] as SimValue>::CHECKED);
-    assert!(!<[f32; 4] as SimValue>::CHECKED && !<bool as SimValue>::CHECKED);
+    const { assert!(<Step as SimValue>::CHECKED && <[Op; 3] as SimValue>::CHECKED) };
+    const { assert!(!<[f32; 4] as SimValue>::CHECKED && !<bool as SimValue>::CHECKED) };
     let n = 64;
     let steps: Vec<Step> = (0..n)
         .map(|i| Step {
