@@ -135,9 +135,11 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
     let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
     let sim = quote!(#rt::sim::SimValue);
     let label = name.to_string();
-    // Each impl holds when every field's type has it (an enum field has none of them: its
-    // bit patterns are not all values, so a struct holding one is no buffer element); the
-    // higher-ranked bounds make an unmet one leave the impl out rather than be an error.
+    // Each impl holds when every field's type has it (an enum without a zero variant has no
+    // `ValidAsZeroBits`, so neither has a struct holding one); the higher-ranked bounds make
+    // an unmet one leave the impl out rather than be an error. The simulator's `load_from`
+    // fails when a field's does (an enum field holding no variant), and `CHECKED` says
+    // whether one can.
     let bound = |tr: TokenStream| -> Vec<TokenStream> {
         tys.iter()
             .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: #tr))
@@ -177,8 +179,10 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
 }
 
 /// `#[derive(DeviceCopy)]` on a field-less enum with an integer `#[repr(..)]`: kernels hold
-/// it as its discriminant. It is not `AnyBitPattern` (most bit patterns are no variant), so
-/// it is not a buffer element: host code never reads device memory as an enum.
+/// it as its discriminant. It is an `Element` and a `DeviceEnum` (its memory viewed as the
+/// `repr` integer), but not `AnyBitPattern` (most bit patterns are no variant): its
+/// `SimValue::load_from` checks the discriminant, which is how the simulator and every host
+/// copy read it, and it is `ValidAsZeroBits` only when a variant's discriminant is 0.
 fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenStream> {
     let name = &item.ident;
     if !item.generics.params.is_empty() {

@@ -22,12 +22,13 @@ device_copy!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64)
 // SAFETY: an array of padding-free plain data is padding-free plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
-/// A [`DeviceCopy`] type of which every bit pattern of its size is a value: what host code
-/// may read back from device memory, whatever wrote it, or allocate zeroed.
+/// A [`DeviceCopy`] type of which every bit pattern of its size is a value: what may be
+/// reinterpreted from any memory without a check, whatever wrote it.
 ///
 /// The integer and float types, arrays of `AnyBitPattern` types, and `#[derive(DeviceCopy)]`
 /// structs whose fields all are. Not `bool` and not `DeviceCopy` enums, whose other bit
-/// patterns are no value: such types cross to kernels by value only.
+/// patterns are no value: an enum is a buffer element, but its memory becomes host values
+/// only through the checks of [`DeviceEnum`].
 ///
 /// # Safety
 /// Every initialised bit pattern of `size_of::<Self>()` bytes must be a valid value of the
