@@ -349,6 +349,13 @@ fn integers_that_are_no_variant_are_never_read_as_enums() -> cuprum::Result<()> 
         );
         // Through a view starting at the bad element, it is element 0.
         expect_err(stream.to_host(&ops.slice(first..)).map(|_| ()), 0);
+        // Nothing hands the memory on unchecked: no pinned copies, no cudarc slice.
+        let mut pinned = device.alloc_pinned::<Op>(n)?;
+        assert!(matches!(
+            stream.copy_to_host(&ops, &mut pinned),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(ops.cuda_slice().is_none() && ops.cuda_slice_mut().is_none());
         // Kernels reading them.
         let dx = stream.to_device(&xs)?;
         let mut out = stream.to_device(&vec![f32::NAN; n])?;
