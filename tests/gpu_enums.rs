@@ -349,6 +349,11 @@ fn integers_that_are_no_variant_are_never_read_as_enums() -> cuprum::Result<()> 
         );
         // Through a view starting at the bad element, it is element 0.
         expect_err(stream.to_host(&ops.slice(first..)).map(|_| ()), 0);
+        // A copy between buffers moves the bits, and reading the copy checks them.
+        let mut copied = stream.to_device(&vec![Op::Add; n])?;
+        stream.copy(&ops, &mut copied)?;
+        expect_err(stream.to_host(&copied).map(|_| ()), first);
+        assert_eq!(stream.to_host(&copied.as_repr())?, codes);
         // Nothing hands the memory on unchecked: no pinned copies, no cudarc slice.
         let mut pinned = device.alloc_pinned::<Op>(n)?;
         assert!(matches!(

@@ -169,6 +169,16 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
                     #(<#tys as #sim>::store_to(p.add(::core::mem::offset_of!(#name, #members)), v.#members);)*
                 }
             }
+            #[inline]
+            unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+                // SAFETY: each field of both values (the caller's contract).
+                unsafe {
+                    #(<#tys as #sim>::copy_bits(
+                        src.add(::core::mem::offset_of!(#name, #members)),
+                        dst.add(::core::mem::offset_of!(#name, #members)),
+                    );)*
+                }
+            }
         }
         // SAFETY: `DeviceCopy` (above), zero is a value, and the simulator's accesses are
         // the fields'.
@@ -266,6 +276,11 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
                 unsafe fn store_to(p: *mut u8, v: Self) {
                     // SAFETY: as above.
                     unsafe { <#int as #sim>::store_to(p, v as #int) }
+                }
+                #[inline]
+                unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+                    // SAFETY: the `repr` integer's accesses (the caller's contract).
+                    unsafe { <#int as #sim>::copy_bits(src, dst) }
                 }
             }
             // SAFETY: `DeviceCopy` (above); reads from memory check the discriminant

@@ -120,6 +120,20 @@ pub unsafe trait SimValue: Copy + Send + Sync + 'static {
     /// # Safety
     /// As [`SimValue::load_from`], for writes.
     unsafe fn store_to(p: *mut u8, v: Self);
+    /// Copies the bits at `src` to `dst`, whether or not they are a value, with the accesses
+    /// of `load_from` and `store_to` (a copy between device buffers moves bits). Types whose
+    /// [`CHECKED`](SimValue::CHECKED) is `true` override it, part by part.
+    ///
+    /// # Safety
+    /// As [`SimValue::load_from`] for `src` and [`SimValue::store_to`] for `dst`.
+    #[inline]
+    unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+        // SAFETY: the caller's contract; `load_from` is `Ok` for every bit pattern of a type
+        // that does not override this.
+        if let Ok(v) = unsafe { Self::load_from(src) } {
+            unsafe { Self::store_to(dst, v) }
+        }
+    }
 }
 
 /// Bits in memory that are no value of the type they were read as: an enum's `repr` integer
@@ -183,6 +197,14 @@ unsafe impl<T: SimValue, const N: usize> SimValue for [T; N] {
         for (i, x) in v.into_iter().enumerate() {
             // SAFETY: as above.
             unsafe { T::store_to(p.add(i * std::mem::size_of::<T>()), x) }
+        }
+    }
+    #[inline]
+    unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+        for i in 0..N {
+            let at = i * std::mem::size_of::<T>();
+            // SAFETY: element `i` of both arrays; the caller's contract covers them.
+            unsafe { T::copy_bits(src.add(at), dst.add(at)) }
         }
     }
 }
@@ -494,25 +516,9 @@ impl<T: SimValue> SimSlice<T> {
     /// values of `T`: a copy between device buffers moves bits, and reads check them.
     pub fn copy_bits_from(&self, src: &SimSlice<T>) {
         assert_eq!(src.len, self.len, "copy length mismatch");
-        if !T::CHECKED {
-            // Every bit pattern is a value: copy by elements, as kernels access them.
-            for i in 0..self.len {
-                // SAFETY: in bounds of both; atomic accesses.
-                unsafe {
-                    if let Ok(v) = T::load_from(src.element(i)) {
-                        T::store_to(self.element(i), v);
-                    }
-                }
-            }
-            return;
-        }
-        for b in 0..self.len * std::mem::size_of::<T>() {
-            // SAFETY: in bounds of both views; the memory is only accessed atomically, and
-            // the host copies while no kernel runs on it.
-            unsafe {
-                let v = AtomicU8::from_ptr(src.ptr.add(b)).load(Relaxed);
-                AtomicU8::from_ptr(self.ptr.add(b)).store(v, Relaxed);
-            }
+        for i in 0..self.len {
+            // SAFETY: in bounds of both views; atomic accesses.
+            unsafe { T::copy_bits(src.element(i), self.element(i)) }
         }
     }
 
