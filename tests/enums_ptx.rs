@@ -28,7 +28,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         enums::classify,
         enums::apply_reversed,
         enums::run_steps,
-        enums::write_codes
+        enums::write_codes,
+        enums::guarded_last
     ]
 }
 

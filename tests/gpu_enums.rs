@@ -313,8 +313,10 @@ fn integers_that_are_no_variant_are_never_read_as_enums() -> cuprum::Result<()> 
     let codes: Vec<u8> = raw.iter().map(|&x| (x % 256) as u8).collect();
     let first = codes.iter().position(|&c| op_of(c).is_none());
     let xs = cuprum_testkit::random_f32(n, -2.0, 2.0);
+    let ops_valid: Vec<Op> = (0..n).map(|_| OPS[fastrand::usize(..4)]).collect();
     for device in backends()? {
         let stream = device.default_stream();
+        let dops = stream.to_device(&ops_valid)?;
         let mut ops = stream.to_device(&vec![Op::Sub; n])?;
         let draw = stream.to_device(&raw)?;
         launch!(write_codes<<<(n as u32).div_ceil(128), 128, stream>>>(&mut ops.as_repr_mut(), &draw))?;
@@ -361,6 +363,26 @@ fn integers_that_are_no_variant_are_never_read_as_enums() -> cuprum::Result<()> 
             Err(Error::Unsupported(_))
         ));
         assert!(ops.cuda_slice().is_none() && ops.cuda_slice_mut().is_none());
+        // On valid elements, a `match` whose guarded last arm no variant reaches.
+        let mut ranks = stream.to_device(&vec![0u32; n])?;
+        launch!(guarded_last<<<(n as u32).div_ceil(128), 128, stream>>>(&mut ranks, &dops, 100))?;
+        let ranks_want: Vec<u32> = ops_valid
+            .iter()
+            .map(|o| match o {
+                Op::Add | Op::Mul => 1,
+                _ => 2,
+            })
+            .collect();
+        assert_eq!(stream.to_host(&ranks)?, ranks_want);
+        // Over the integers that are none, it stops on both backends: the simulator at the
+        // read, a GPU at the `match` (never looping).
+        let stopped =
+            launch!(guarded_last<<<(n as u32).div_ceil(128), 128, stream>>>(&mut ranks, &ops, 100))
+                .and_then(|_| stream.synchronize());
+        match stopped {
+            Err(Error::KernelPanic(p)) => assert!(p.message.contains("no variant"), "{p}"),
+            other => panic!("expected a stop, got {other:?}"),
+        }
         // Kernels reading them.
         let dx = stream.to_device(&xs)?;
         let mut out = stream.to_device(&vec![f32::NAN; n])?;

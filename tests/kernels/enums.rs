@@ -312,3 +312,18 @@ pub fn write_codes(codes: &mut [u8], xs: &[u32]) {
         codes[i] = (xs[i] % 256) as u8;
     }
 }
+
+/// A `match` whose last arm has a guard after arms that cover every variant: only an integer
+/// that is no variant (memory written through `as_repr_mut`) gets past them, and on a GPU it
+/// stops the kernel with an `unreachable!` report instead of looping.
+#[kernel]
+pub fn guarded_last(out: &mut [u32], ops: &[Op], limit: u32) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = match ops[i] {
+            Op::Add | Op::Mul => 1,
+            Op::Sub | Op::Max => 2,
+            o if (o as u32) < limit => 3,
+        };
+    }
+}
