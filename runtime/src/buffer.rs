@@ -532,8 +532,8 @@ impl<T: Element> DeviceBuffer<T> {
     ///
     /// `None` also for an element type holding an enum: its memory may hold bits that are
     /// no variant (see [`DeviceEnum`](crate::DeviceEnum)), which cudarc's copies would make
-    /// into host values unchecked; hand cudarc [`as_repr`](DeviceBuffer::as_repr)'s integers
-    /// instead.
+    /// into host values unchecked; [`as_repr`](DeviceBuffer::as_repr) views the integers
+    /// (whose [`device_ptr`](DeviceView::device_ptr) other libraries may take).
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
         if T::CHECKED {
             return None;
@@ -678,7 +678,7 @@ impl<T: Element> DeviceBuffer<T> {
 impl<E: DeviceEnum> DeviceBuffer<E> {
     /// The buffer's memory as the enum's `repr` integers (`u8` for `#[repr(u8)]`), read-only:
     /// the discriminants, for a kernel's `&[u8]` parameter, a copy to the host as integers, or
-    /// cudarc code.
+    /// a raw pointer for another library.
     pub fn as_repr(&self) -> DeviceView<'_, E::Repr> {
         let len = self.len();
         let (repr, memory) = match &self.storage {
