@@ -197,6 +197,16 @@ fn enums_in_buffers_and_shared_arrays() -> cuprum::Result<()> {
         // The discriminants, as integers.
         let codes: Vec<u8> = classes_want.iter().map(|&c| c as u8).collect();
         assert_eq!(stream.to_host(&classes.as_repr())?, codes);
+        // Views of enum buffers as kernel arguments: the second half again, as its own grid.
+        let (tail_classes, tail_same) = classify_on_host(&xs[half..]);
+        let m = (n - half) as u32;
+        launch!(classify<<<m.div_ceil(128), 128, stream>>>(&mut classes.slice_mut(half..), &mut same.slice_mut(half..), &dx.slice(half..)))?;
+        assert_eq!(stream.to_host(&classes.slice(half..))?, tail_classes);
+        assert_eq!(stream.to_host(&same.slice(half..))?, tail_same);
+        assert_eq!(
+            stream.to_host(&classes.slice(..half))?,
+            classes_want[..half]
+        );
     }
     Ok(())
 }
