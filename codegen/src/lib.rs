@@ -19,6 +19,8 @@ pub mod libdevice;
 pub mod lower;
 pub mod options;
 pub mod param_space;
+pub mod passes;
+pub mod print;
 pub mod sass;
 pub mod sim;
 pub mod target;
@@ -106,16 +108,16 @@ pub fn compile(
     default_target: &Target,
 ) -> Result<CompiledKernel, syn::Error> {
     let item = source.item;
-    let program = check::check_kernel_in(
+    let mut program = check::check_kernel_in(
         item,
         options,
         &source.devices,
         &source.generics,
         &source.consts,
     )?;
-    if let Err(e) = verify::verify_program(&program) {
-        return Err(internal_error(&item.sig.ident, &e));
-    }
+    verified(&program, options, item, "checked")?;
+    passes::optimize(&mut program, options);
+    verified(&program, options, item, "optimized")?;
     let name = source.entry.clone();
     let target = options
         .target
@@ -143,6 +145,22 @@ pub fn compile(
         sass: Vec::new(),
         release,
     })
+}
+
+/// `Ok` when `program` keeps every invariant of `verify`, an internal error listing the
+/// violations otherwise.
+fn verified(
+    program: &Program,
+    options: &KernelOptions,
+    item: &syn::ItemFn,
+    stage: &str,
+) -> Result<(), syn::Error> {
+    let problems = verify::problems(program, Some(options.checked));
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let message = format!("the {stage} IR is invalid: {}", problems.join("; "));
+    Err(internal_error(&item.sig.ident, &message))
 }
 
 /// Lowers a checked program to LLVM, links libdevice when it is used, and emits PTX.

@@ -680,11 +680,14 @@ impl Emitter<'_> {
             ExprKind::Print(p) => self.print_call(p),
             ExprKind::IndexCheck { index, len, site } => {
                 let (i, n) = (self.expr(index), self.expr(len));
-                if site.is_some() {
-                    let loc = self.loc(span);
-                    quote!(__t.index(#i, #n, #loc)?)
-                } else {
-                    quote!(#i)
+                match site {
+                    // The site's span: a check that `passes::checks_first` made stands
+                    // elsewhere than the access it checks.
+                    Some(site) => {
+                        let loc = self.loc(self.program.sites[*site as usize].span);
+                        quote!(__t.index(#i, #n, #loc)?)
+                    }
+                    None => quote!(#i),
                 }
             }
         }

@@ -1,0 +1,177 @@
+//! The IR as a checked boundary: its printer (snapshots of what the checker and the IR
+//! passes make), the verifier (every violated invariant, each reported), and the passes'
+//! results keyed by check site.
+
+mod common;
+
+use cuprum_codegen::ir::{ExprKind, Proj, Stmt};
+use cuprum_codegen::{check, passes, print, verify, KernelOptions, Program};
+
+/// The checked IR of a kernel, before the passes.
+fn checked(src: &str, options: &KernelOptions) -> Program {
+    check::check_kernel(&common::parse(src), options, &Default::default(), &[])
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The IR before and after the passes, as text; both must verify.
+fn before_after(src: &str) -> String {
+    let options = KernelOptions::default();
+    let mut p = checked(src, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    let before = print::program(&p);
+    passes::optimize(&mut p, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    format!("{before}\n=== after the passes ===\n{}", print::program(&p))
+}
+
+const SAXPY: &str = "fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = gpu::global_id_x();
+    if i < y.len() {
+        y[i] = a * x[i] + y[i];
+    }
+}";
+
+/// Two tile loads that store loaded values: checks first.
+const TILES: &str = "fn tiles(a: &[f32], b: &[f32], o: &mut [f32], n: usize) {
+    let ta = gpu::shared_array::<f32, 16>();
+    let tb = gpu::shared_array::<f32, 16>();
+    let t = gpu::thread_idx().x as usize;
+    ta[t] = a[n * 16 + t];
+    tb[t] = b[n * 16 + t];
+    gpu::sync_threads();
+    o[t] = ta[t] + tb[t];
+}";
+
+const LOOPS: &str = "fn loops(o: &mut [u32], n: u32) {
+    let mut k = 0u32;
+    let mut s = 0u32;
+    while k < n {
+        k += 1;
+        if k % 3 == 0 { continue; }
+        s += k / (n - k + 1);
+        if s > 100 { break; }
+    }
+    for j in (0..8).step_by(2) { o[j] = s; }
+    let r = loop { if k > 0 { break k; } k += 1; };
+    o[0] = r;
+}";
+
+#[test]
+fn printer_shows_sites_and_types() {
+    insta::assert_snapshot!("saxpy", before_after(SAXPY));
+}
+
+#[test]
+fn printer_shows_checks_made_first() {
+    insta::assert_snapshot!("tiles", before_after(TILES));
+}
+
+#[test]
+fn printer_shows_loops_and_their_exits() {
+    insta::assert_snapshot!("loops", before_after(LOOPS));
+}
+
+#[test]
+fn unchecked_kernels_have_no_sites_and_the_passes_leave_them() {
+    let options = KernelOptions {
+        checked: false,
+        ..KernelOptions::default()
+    };
+    let mut p = checked(TILES, &options);
+    let before = print::program(&p);
+    passes::optimize(&mut p, &options);
+    assert_eq!(print::program(&p), before);
+    assert!(!before.contains("@s"), "{before}");
+    assert_eq!(verify::problems(&p, Some(false)), Vec::<String>::new());
+}
+
+#[test]
+fn checks_first_keeps_the_sites_and_elides_the_accesses() {
+    let options = KernelOptions::default();
+    let mut p = checked(TILES, &options);
+    let n = p.sites.len();
+    passes::optimize(&mut p, &options);
+    // The checks made first carry the original sites (so the PTX names the same sites);
+    // the accesses got new, elided ones.
+    let firsts: Vec<u32> = p
+        .kernel
+        .body
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Expr(e) => match &e.kind {
+                ExprKind::IndexCheck { site, .. } => *site,
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // In Rust's order: the value's read, then the place written.
+    assert_eq!(firsts, vec![1, 0, 3, 2], "{}", print::program(&p));
+    assert!(p.sites[..n].iter().all(|s| s.elided.is_none()));
+    assert!(p.sites[n..].iter().all(|s| s.elided.is_some()));
+    assert_eq!(p.sites.len(), n + 4);
+}
+
+#[test]
+fn the_verifier_reports_every_violation() {
+    let mut p = checked(LOOPS, &KernelOptions::default());
+    assert!(verify::problems(&p, Some(true)).is_empty());
+    let sites = p.sites.len() as u32;
+    let locals = p.kernel.locals.len();
+    // A local, a loop, a site out of range; a `break` moved out of its loop; an index of
+    // the wrong type.
+    let body = &mut p.kernel.body;
+    let Stmt::Let { init, .. } = &mut body.stmts[0] else {
+        panic!("let")
+    };
+    init.kind = ExprKind::Read(cuprum_codegen::ir::Place {
+        base: locals + 5,
+        proj: Vec::new(),
+        ty: init.ty.clone(),
+    });
+    let mut moved_break = None;
+    for s in &mut body.stmts {
+        if let Stmt::Expr(e) = s {
+            match &mut e.kind {
+                ExprKind::While(id, _, b) => {
+                    *id = 99;
+                    cuprum_codegen::walk::block(b, &mut |x| {
+                        if matches!(x.kind, ExprKind::Break(..)) && moved_break.is_none() {
+                            moved_break = Some(x.clone());
+                        }
+                    });
+                }
+                ExprKind::For { body, .. } => {
+                    let Some(Stmt::Expr(a)) = body.stmts.first_mut() else {
+                        panic!("o[j] = s")
+                    };
+                    let ExprKind::Assign(place, _) = &mut a.kind else {
+                        panic!("assignment")
+                    };
+                    let Proj::Index { site, index } = &mut place.proj[0] else {
+                        panic!("index")
+                    };
+                    *site = Some(sites + 7);
+                    index.ty = cuprum_codegen::ty::Ty::U32;
+                }
+                _ => {}
+            }
+        }
+    }
+    let moved_break = moved_break.expect("the while loop's break");
+    body.stmts.push(Stmt::Expr(moved_break));
+    let problems = verify::problems(&p, Some(true)).join("\n");
+    for expected in [
+        "local l",
+        "loop 99 out of range",
+        "`break` of loop",
+        &format!("check site s{} out of range", sites + 7),
+        "index of type u32",
+    ] {
+        assert!(
+            problems.contains(expected),
+            "missing {expected:?} in:\n{problems}"
+        );
+    }
+}
