@@ -691,6 +691,7 @@ fn emit_impl(
     let entry = &k.name;
     let checked = k.program.records_failures(options.checked);
     let max_threads = options.max_threads.unwrap_or(0);
+    let [block_x, block_y, block_z] = options.block.unwrap_or([0; 3]);
     let sites = k.program.sites.iter().map(|s| {
         let kind = format_ident!("{}", s.kind.name());
         let message = match &s.message {
@@ -776,6 +777,7 @@ fn emit_impl(
                 ptx: #ptx,
                 checked: #checked,
                 max_threads: #max_threads,
+                block: [#block_x, #block_y, #block_z],
                 sites: &[#(#sites),*],
                 sass: #sass,
                 cooperative: #cooperative,

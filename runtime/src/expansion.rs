@@ -77,6 +77,9 @@ pub struct KernelInfo {
     pub checked: bool,
     /// `max_threads` from `#[kernel(max_threads = N)]`, 0 when unset.
     pub max_threads: u32,
+    /// The block shape from `#[kernel(block = (X, Y, Z))]`, `[0, 0, 0]` when unset: the
+    /// compiler relied on it, so a launch with another shape is refused.
+    pub block: [u32; 3],
     /// The runtime checks, indexed by site number.
     pub sites: &'static [Site],
     /// Whether threads wait for each other (the simulator then runs each block's threads as
@@ -637,6 +640,13 @@ fn validate_block(dev: &DeviceCore, info: &KernelInfo, config: &LaunchConfig) ->
             dev.max_threads_per_block
         )));
     }
+    if info.block != [0; 3] && [b.x, b.y, b.z] != info.block {
+        let [x, y, z] = info.block;
+        return Err(Error::LaunchConfig(format!(
+            "kernel `{}` is declared with block = ({x}, {y}, {z}), but is launched with a block of ({}, {}, {})",
+            info.name, b.x, b.y, b.z
+        )));
+    }
     if info.max_threads != 0 && threads > info.max_threads as u64 {
         return Err(Error::LaunchConfig(format!(
             "kernel `{}` is declared with max_threads = {}, but the block has {threads} threads",
@@ -687,6 +697,7 @@ mod tests {
             ptx: "",
             checked: true,
             max_threads: 0,
+            block: [0; 3],
             sites,
             cooperative: false,
             shared: &[],

@@ -1,0 +1,89 @@
+//! Kernels written the way CUDA's samples and Numba's documentation write them (issue 15),
+//! whose checks the IR passes (`codegen/src/passes`) prove redundant or keep. Their PTX is
+//! snapshotted in `tests/bce_ptx.rs`; `tests/gpu_bce.rs` runs them against the CPU.
+
+use cuprum::prelude::*;
+
+/// Tile edge of `transpose_coalesced` (CUDA samples' `TILE_DIM`).
+pub const TILE_DIM: usize = 32;
+/// Rows of threads per tile (CUDA samples' `BLOCK_ROWS`).
+pub const BLOCK_ROWS: usize = 8;
+
+/// CUDA samples' `transposeCoalesced`: `odata = idata^T` for a `h × w` matrix, 32×8 threads
+/// per 32×32 tile, `tile[32][33]` in shared memory.
+#[kernel(block = (32, 8))]
+pub fn transpose_coalesced(odata: &mut [f32], idata: &[f32], w: usize, h: usize) {
+    let tile = gpu::shared_array_2d::<f32, 32, 33>();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut x = gpu::block_idx().x as usize * TILE_DIM + tx;
+    let mut y = gpu::block_idx().y as usize * TILE_DIM + ty;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        if x < w && y + j < h {
+            tile[ty + j][tx] = idata[(y + j) * w + x];
+        }
+    }
+    gpu::sync_threads();
+    x = gpu::block_idx().y as usize * TILE_DIM + tx;
+    y = gpu::block_idx().x as usize * TILE_DIM + ty;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        if x < h && y + j < w {
+            odata[(y + j) * h + x] = tile[tx][ty + j];
+        }
+    }
+}
+
+/// One Jacobi sweep of the 2-D Laplace equation on an `nx × ny` grid (row-major, `x` along
+/// rows), guarded the way stencil codes guard their interior.
+#[kernel]
+pub fn jacobi_2d(out: &mut [f32], a: &[f32], nx: usize, ny: usize) {
+    let i = gpu::global_id_x();
+    let j = gpu::global_id_y();
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        let c = j * nx + i;
+        out[c] = 0.25 * (a[c - 1] + a[c + 1] + a[c - nx] + a[c + nx]);
+    }
+}
+
+/// Edge of `fast_matmul`'s shared tiles (Numba's `TPB`).
+pub const TPB: usize = 16;
+
+/// Numba's documented `fast_matmul`: `c = a × b` for `n × n` matrices, 16×16 threads per
+/// block, both operands staged through 16×16 shared tiles.
+#[kernel(block = (16, 16))]
+pub fn fast_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: usize) {
+    let sa = gpu::shared_array_2d::<f32, 16, 16>();
+    let sb = gpu::shared_array_2d::<f32, 16, 16>();
+    let x = gpu::global_id_x();
+    let y = gpu::global_id_y();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut tmp = 0.0f32;
+    for i in 0..n.div_ceil(TPB) {
+        sa[ty][tx] = 0.0;
+        sb[ty][tx] = 0.0;
+        if y < n && tx + i * TPB < n {
+            sa[ty][tx] = a[y * n + tx + i * TPB];
+        }
+        if x < n && ty + i * TPB < n {
+            sb[ty][tx] = b[(ty + i * TPB) * n + x];
+        }
+        gpu::sync_threads();
+        for j in 0..TPB {
+            tmp += sa[ty][j] * sb[j][tx];
+        }
+        gpu::sync_threads();
+    }
+    if y < n && x < n {
+        c[y * n + x] = tmp;
+    }
+}
+
+/// `c = a + b`, one element per thread.
+#[kernel]
+pub fn vector_add(c: &mut [f32], a: &[f32], b: &[f32]) {
+    let i = gpu::global_id_x();
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
