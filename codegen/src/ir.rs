@@ -129,6 +129,8 @@ pub struct CheckSite {
 pub enum Elision {
     /// The same check, with the same index, ran earlier (checks first, `passes::checks_first`).
     Prechecked,
+    /// The index is proved below the length (value ranges, `passes::bounds`).
+    InRange,
 }
 
 /// How the host words a failed assertion or a panic (Rust's wording), from the values the

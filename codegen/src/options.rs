@@ -28,6 +28,9 @@ pub struct KernelOptions {
     /// Compile `debug_assert*!` (not an attribute: the macro compiles a kernel that has them
     /// twice, and the user's crate picks one with `cfg!(debug_assertions)`).
     pub debug_assertions: bool,
+    /// Let the IR passes prove index checks redundant (`passes::bounds`). Not an attribute:
+    /// on by default; tests turn it off to compare.
+    pub prove_bounds: bool,
     /// `cooperative`: launched cooperatively (every block resident at once), so that
     /// `gpu::grid_sync()` can wait for the whole grid.
     pub cooperative: bool,
@@ -39,7 +42,8 @@ pub struct KernelOptions {
 /// The shape of `block = ..`: one to three positive integers whose product is at most 1024,
 /// `z` at most 64.
 fn block_shape(v: &syn::Expr) -> syn::Result<[u32; 3]> {
-    let usage = "`block` takes the block's shape as integers: `block = (32, 8)` or `block = (8, 8, 4)`";
+    let usage =
+        "`block` takes the block's shape as integers: `block = (32, 8)` or `block = (8, 8, 4)`";
     let parts: Vec<&syn::Expr> = match v {
         syn::Expr::Tuple(t) => t.elems.iter().collect(),
         syn::Expr::Paren(p) => vec![&*p.expr],
@@ -111,6 +115,7 @@ impl Default for KernelOptions {
             debug_assertions: true,
             repeated: Vec::new(),
             cooperative: false,
+            prove_bounds: false,
         }
     }
 }

@@ -49,6 +49,7 @@ pub fn program(p: &Program) -> String {
 fn elision(e: Elision) -> &'static str {
     match e {
         Elision::Prechecked => "prechecked",
+        Elision::InRange => "in range",
     }
 }
 

@@ -59,7 +59,7 @@ pub fn fast_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: usize) {
     let tx = gpu::thread_idx().x as usize;
     let ty = gpu::thread_idx().y as usize;
     let mut tmp = 0.0f32;
-    for i in 0..n.div_ceil(TPB) {
+    for i in 0..(n + TPB - 1) / TPB {
         sa[ty][tx] = 0.0;
         sb[ty][tx] = 0.0;
         if y < n && tx + i * TPB < n {
@@ -86,4 +86,41 @@ pub fn vector_add(c: &mut [f32], a: &[f32], b: &[f32]) {
     if i < c.len() {
         c[i] = a[i] + b[i];
     }
+}
+
+/// `out[i] = a[i - 1] + a[i] + a[i + 1]` inside `1 <= i < n - 1` for `n = a.len()`, with the
+/// guard written as stencil codes write it (its `+ 1` wraps for a huge `i`, which a launch
+/// cannot make, but `shift` can): the proofs must keep every check the guard does not
+/// cover.
+#[kernel]
+pub fn guarded_stencil(out: &mut [f32], a: &[f32], shift: usize) {
+    let n = a.len();
+    let i = gpu::global_id_x().wrapping_add(shift);
+    if i >= 1 && i + 1 < n {
+        out[i] = a[i - 1] + a[i] + a[i + 1];
+    }
+}
+
+/// Early exit, a loop to a slice's length with a step, a `while` counter and a shared slot
+/// per thread of a fixed block: each index is proved or checked.
+#[kernel(block = (64, 1, 1))]
+pub fn guard_forms(out: &mut [u32], a: &[u32], stride: usize, limit: usize) {
+    let slot = gpu::shared_array::<u32, 64>();
+    let t = gpu::thread_idx().x as usize;
+    let i = gpu::global_id_x();
+    slot[t] = 0;
+    if i >= out.len() {
+        return;
+    }
+    let mut s = 0u32;
+    for k in (t..a.len()).step_by(stride) {
+        s = s.wrapping_add(a[k]);
+    }
+    let mut j = i;
+    while j < limit {
+        s = s.wrapping_add(a[j]);
+        j += 64;
+    }
+    slot[t] = s;
+    out[i] = slot[t];
 }

@@ -451,7 +451,10 @@ impl Pass<'_> {
                     )
                     && place.proj.iter().all(|p| match p {
                         Proj::Field(_) => true,
-                        Proj::Index { index, site } => site.is_none() && self.known(index, dirty),
+                        Proj::Index { index, site } => {
+                            (site.is_none() || site.is_some_and(|s| self.sites.in_range(s)))
+                                && self.known(index, dirty)
+                        }
                     })
             }
             ExprKind::Unary(_, x)

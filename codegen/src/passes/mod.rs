@@ -7,8 +7,11 @@
 //! the access, and reports a failure of an elided check as an internal error, so that the
 //! tests that run kernels on the simulator also test the passes.
 //!
+//! - [`bounds`]: index checks proved redundant by value ranges and guards (first, so that
+//!   the next pass does not move checks that are not needed);
 //! - [`checks_first`]: the checks of a run of statements before the run.
 
+pub mod bounds;
 pub mod checks_first;
 
 use crate::ir::{CheckSite, Elision, Program, SiteId};
@@ -20,7 +23,11 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
         return;
     }
     let mut sites = Sites(std::mem::take(&mut program.sites));
+    let launch = bounds::Launch::of(options);
     for f in std::iter::once(&mut program.kernel).chain(&mut program.functions) {
+        if options.prove_bounds {
+            bounds::run(f, &mut sites, launch);
+        }
         checks_first::run(f, &mut sites);
     }
     program.sites = sites.0;
@@ -33,6 +40,11 @@ impl Sites {
     /// Whether `site`'s check is elided.
     pub(crate) fn is_elided(&self, site: SiteId) -> bool {
         self.0[site as usize].elided.is_some()
+    }
+
+    /// Whether `site` is elided as proved in range (so its access cannot fail).
+    pub(crate) fn in_range(&self, site: SiteId) -> bool {
+        self.0[site as usize].elided == Some(Elision::InRange)
     }
 
     /// A new site like `site` (same kind, span and message), elided for `why`.
