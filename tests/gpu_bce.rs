@@ -299,3 +299,112 @@ fn random_guard_forms_match_the_model() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// `jacobi_2d` on random shapes with buffers shorter or longer than `nx × ny` (so that the
+/// uniform test of the versioned body goes both ways) and grids wider than the shape: the
+/// result is the CPU model's, and a launch fails exactly when a thread of the model does,
+/// with one of its failures.
+#[test]
+fn random_jacobi_shapes_match_the_model() -> cuprum::Result<()> {
+    let mut rng = fastrand::Rng::new();
+    let dev = Device::simulator();
+    let stream = dev.default_stream();
+    for case in 0..80 {
+        let (nx, ny) = (rng.usize(0..24), rng.usize(0..24));
+        let cells = nx * ny;
+        let a_len = (cells + rng.usize(0..3)).saturating_sub(rng.usize(0..nx.max(1) + 2));
+        let out_len = (cells + rng.usize(0..3)).saturating_sub(rng.usize(0..nx.max(1) + 2));
+        let a = random_f32(a_len, -1.0, 1.0);
+        let mut want = random_f32(out_len, -1.0, 1.0);
+        let da = stream.to_device(&a)?;
+        let mut dout = stream.to_device(&want)?;
+        let grid = ((nx + 1).div_ceil(8) as u32, (ny + 1).div_ceil(8) as u32);
+        let result = launch!(jacobi_2d<<<grid, (8, 8), stream>>>(&mut dout, &da, nx, ny))
+            .and_then(|()| stream.synchronize());
+        let mut failures = Vec::new();
+        for j in 0..grid.1 as usize * 8 {
+            for i in 0..grid.0 as usize * 8 {
+                if !(i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny) {
+                    continue;
+                }
+                let c = j * nx + i;
+                let reads = [c - 1, c + 1, c - nx, c + nx];
+                if let Some(&k) = reads.iter().find(|&&k| k >= a_len) {
+                    failures.push((k as u64, a_len as u64));
+                } else if c >= out_len {
+                    failures.push((c as u64, out_len as u64));
+                } else {
+                    want[c] = 0.25 * (a[c - 1] + a[c + 1] + a[c - nx] + a[c + nx]);
+                }
+            }
+        }
+        match bounds_failure(result) {
+            None => {
+                assert!(
+                    failures.is_empty(),
+                    "case {case}: {failures:?} not reported"
+                );
+                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
+            }
+            Some(f) => assert!(
+                failures.contains(&f),
+                "case {case}: {f:?} not in {failures:?}"
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// `transpose_coalesced` on random shapes with buffers shorter or longer than `w × h`.
+#[test]
+fn random_transpose_shapes_match_the_model() -> cuprum::Result<()> {
+    let mut rng = fastrand::Rng::new();
+    let dev = Device::simulator();
+    let stream = dev.default_stream();
+    for case in 0..30 {
+        let (w, h) = (rng.usize(0..70), rng.usize(0..70));
+        let cells = w * h;
+        let in_len = (cells + rng.usize(0..3)).saturating_sub(rng.usize(0..4));
+        let out_len = (cells + rng.usize(0..3)).saturating_sub(rng.usize(0..4));
+        let m = random_f32(in_len, -1.0, 1.0);
+        let mut want = vec![-5.0f32; out_len];
+        let d = stream.to_device(&m)?;
+        let mut dout = stream.to_device(&want)?;
+        let grid = (w.div_ceil(32).max(1) as u32, h.div_ceil(32).max(1) as u32);
+        let result = launch!(transpose_coalesced<<<grid, (32, 8), stream>>>(&mut dout, &d, w, h))
+            .and_then(|()| stream.synchronize());
+        let mut load_failures = Vec::new();
+        for r in 0..h {
+            for c in 0..w {
+                if r * w + c >= in_len {
+                    load_failures.push(((r * w + c) as u64, in_len as u64));
+                }
+            }
+        }
+        let mut store_failures = Vec::new();
+        for r in 0..h {
+            for c in 0..w {
+                if c * h + r >= out_len {
+                    store_failures.push(((c * h + r) as u64, out_len as u64));
+                } else if r * w + c < in_len {
+                    want[c * h + r] = m[r * w + c];
+                }
+            }
+        }
+        match bounds_failure(result) {
+            None => {
+                assert!(
+                    load_failures.is_empty() && store_failures.is_empty(),
+                    "case {case}: not reported"
+                );
+                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
+            }
+            // A block that fails a load stops before the barrier; others may get to stores.
+            Some(f) => assert!(
+                load_failures.contains(&f) || store_failures.contains(&f),
+                "case {case}: {f:?}"
+            ),
+        }
+    }
+    Ok(())
+}

@@ -131,6 +131,9 @@ pub enum Elision {
     Prechecked,
     /// The index is proved below the length (value ranges, `passes::bounds`).
     InRange,
+    /// The index is proved below the length in the copy of the kernel's body that runs when
+    /// a uniform test on its parameters and lengths holds (`passes::bounds`).
+    Versioned,
 }
 
 /// How the host words a failed assertion or a panic (Rust's wording), from the values the

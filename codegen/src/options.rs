@@ -115,7 +115,7 @@ impl Default for KernelOptions {
             debug_assertions: true,
             repeated: Vec::new(),
             cooperative: false,
-            prove_bounds: false,
+            prove_bounds: true,
         }
     }
 }

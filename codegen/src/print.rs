@@ -50,6 +50,7 @@ fn elision(e: Elision) -> &'static str {
     match e {
         Elision::Prechecked => "prechecked",
         Elision::InRange => "in range",
+        Elision::Versioned => "versioned",
     }
 }
 

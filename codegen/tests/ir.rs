@@ -87,7 +87,11 @@ fn unchecked_kernels_have_no_sites_and_the_passes_leave_them() {
 
 #[test]
 fn checks_first_keeps_the_sites_and_elides_the_accesses() {
-    let options = KernelOptions::default();
+    // Checks first alone (the bounds pass would version this kernel).
+    let options = KernelOptions {
+        prove_bounds: false,
+        ..KernelOptions::default()
+    };
     let mut p = checked(TILES, &options);
     let n = p.sites.len();
     passes::optimize(&mut p, &options);
@@ -174,4 +178,83 @@ fn the_verifier_reports_every_violation() {
             "missing {expected:?} in:\n{problems}"
         );
     }
+}
+
+/// The IR of a kernel compiled with `#[kernel(..)]` options, after the passes.
+fn optimized(src: &str, attr: proc_macro2::TokenStream) -> String {
+    let options = KernelOptions::parse(attr).unwrap();
+    let mut p = checked(src, &options);
+    passes::optimize(&mut p, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    print::program(&p)
+}
+
+const TRANSPOSE: &str =
+    "fn transpose_coalesced(odata: &mut [f32], idata: &[f32], w: usize, h: usize) {
+    let tile = gpu::shared_array_2d::<f32, 32, 33>();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut x = gpu::block_idx().x as usize * 32 + tx;
+    let mut y = gpu::block_idx().y as usize * 32 + ty;
+    for j in (0..32).step_by(8) {
+        if x < w && y + j < h {
+            tile[ty + j][tx] = idata[(y + j) * w + x];
+        }
+    }
+    gpu::sync_threads();
+    x = gpu::block_idx().y as usize * 32 + tx;
+    y = gpu::block_idx().x as usize * 32 + ty;
+    for j in (0..32).step_by(8) {
+        if x < h && y + j < w {
+            odata[(y + j) * h + x] = tile[tx][ty + j];
+        }
+    }
+}";
+
+#[test]
+fn bounds_uses_the_block_shape() {
+    insta::assert_snapshot!(
+        "transpose_block",
+        optimized(TRANSPOSE, quote::quote!(block = (32, 8)))
+    );
+}
+
+const JACOBI: &str = "fn jacobi_2d(out: &mut [f32], a: &[f32], nx: usize, ny: usize) {
+    let i = gpu::global_id_x();
+    let j = gpu::global_id_y();
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        let c = j * nx + i;
+        out[c] = 0.25 * (a[c - 1] + a[c + 1] + a[c - nx] + a[c + nx]);
+    }
+}";
+
+#[test]
+fn bounds_versions_the_body_on_a_uniform_test() {
+    insta::assert_snapshot!("jacobi_versioned", optimized(JACOBI, quote::quote!()));
+}
+
+/// The bench's Jacobi step: a boundary test by `==` under `i < n && j < n`.
+const JACOBI_EQ: &str = "fn jacobi(out: &mut [f32], inp: &[f32], n: u32) {
+    let j = (gpu::block_idx().x * 32 + gpu::thread_idx().x) as usize;
+    let i = (gpu::block_idx().y * 8 + gpu::thread_idx().y) as usize;
+    let n = n as usize;
+    if i < n && j < n {
+        let idx = i * n + j;
+        if i == 0 || j == 0 || i == n - 1 || j == n - 1 {
+            out[idx] = inp[idx];
+        } else {
+            out[idx] = 0.25 * ((inp[idx - n] + inp[idx + n]) + (inp[idx - 1] + inp[idx + 1]));
+        }
+    }
+}";
+
+#[test]
+fn bounds_learns_from_equality_tests() {
+    let ir = optimized(JACOBI_EQ, quote::quote!());
+    // Every access of the first copy is elided; the second keeps all seven checks.
+    assert_eq!(ir.matches(":versioned]").count(), 7, "{ir}");
+    for site in 0..7 {
+        assert!(ir.contains(&format!(" @s{site}]")), "{ir}");
+    }
+    insta::assert_snapshot!("jacobi_eq_versioned", ir);
 }

@@ -27,10 +27,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::checks_first::index_builtin;
+use super::poly::{self, Poly, Symbols};
 use super::Sites;
 use crate::ir::{
-    BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, LocalId, Pattern, Place, Proj, Stmt,
-    UnOp,
+    BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, LocalId, Pattern, Place, Proj,
+    SiteId, Stmt, UnOp,
 };
 use crate::ty::{Scalar, Ty};
 
@@ -42,6 +43,8 @@ pub(crate) struct Launch {
     pub max_block: [i128; 3],
     /// `block_dim()` per axis when the shape is exact.
     pub exact_block: Option<[i128; 3]>,
+    /// The kernel declares its block (`block = ..` or `max_threads = N`).
+    pub declared: bool,
 }
 
 impl Launch {
@@ -52,12 +55,14 @@ impl Launch {
             return Launch {
                 max_block: b,
                 exact_block: Some(b),
+                declared: true,
             };
         }
         let n = i128::from(options.max_threads.unwrap_or(1024));
         Launch {
             max_block: [n, n, n.min(64)],
             exact_block: None,
+            declared: options.max_threads.is_some(),
         }
     }
 }
@@ -74,6 +79,8 @@ struct Env {
     ranges: HashMap<String, Range>,
     /// `key + k < len(slice)`: (key, slice local, k).
     lens: Vec<(String, LocalId, i128)>,
+    /// `key <= poly` (the key's value, a polynomial of uniform symbols).
+    ub: Vec<(String, Poly)>,
 }
 
 impl Env {
@@ -87,6 +94,7 @@ impl Env {
         let tag = local_tag(id);
         self.ranges.retain(|k, _| !k.contains(&tag));
         self.lens.retain(|(k, _, _)| !k.contains(&tag));
+        self.ub.retain(|(k, _)| !k.contains(&tag));
     }
 }
 
@@ -94,8 +102,10 @@ fn local_tag(id: LocalId) -> String {
     format!("l{id}#")
 }
 
-/// Runs the pass on one function.
-pub(crate) fn run(f: &mut Function, sites: &mut Sites, launch: Launch) {
+/// Runs the pass on one function. For the kernel (`version`), accesses that hold when a
+/// uniform condition on its parameters and lengths holds are elided in a copy of the body
+/// that runs when it does (`if P { fast } else { body }`, see [`version_body`]).
+pub(crate) fn run(f: &mut Function, sites: &mut Sites, launch: Launch, version: bool) {
     let mut body = std::mem::replace(
         &mut f.body,
         Block {
@@ -109,18 +119,164 @@ pub(crate) fn run(f: &mut Function, sites: &mut Sites, launch: Launch) {
         sites,
         launch,
         alias: HashMap::new(),
+        symbols: Symbols::new(),
+        candidates: Vec::new(),
     };
     let mut env = Env::default();
     pass.block(&mut body, &mut env);
+    let candidates = std::mem::take(&mut pass.candidates);
+    let symbols = std::mem::take(&mut pass.symbols);
+    if version {
+        body = version_body(f, sites, body, &candidates, &symbols);
+    }
     f.body = body;
+}
+
+/// The most expressions a kernel body may have to be copied for [`version_body`].
+const MAX_VERSIONED: usize = 4000;
+
+/// `if P { body with the candidates' checks elided } else { body }`, or `body` when there is
+/// nothing to gain. A site is elided only when every use of it is a candidate. `P` is
+/// uniform (parameters and lengths only), so every thread of a launch takes one branch.
+fn version_body(
+    f: &mut Function,
+    sites: &mut Sites,
+    body: Block,
+    candidates: &[(SiteId, LocalId, Poly)],
+    symbols: &Symbols,
+) -> Block {
+    if candidates.is_empty() {
+        return body;
+    }
+    let mut uses: HashMap<SiteId, usize> = HashMap::new();
+    let mut size = 0;
+    crate::walk::block(&body, &mut |e| {
+        size += 1;
+        if let Some(p) = place_of(e) {
+            for j in &p.proj {
+                if let Proj::Index { site: Some(s), .. } = j {
+                    *uses.entry(*s).or_default() += 1;
+                }
+            }
+        }
+    });
+    if size > MAX_VERSIONED {
+        return body;
+    }
+    let mut seen: HashMap<SiteId, usize> = HashMap::new();
+    for (s, _, _) in candidates {
+        *seen.entry(*s).or_default() += 1;
+    }
+    let elide: HashSet<SiteId> = seen
+        .iter()
+        .filter(|(s, n)| uses.get(s) == Some(n))
+        .map(|(s, _)| *s)
+        .collect();
+    let span = f.span;
+    // One test per slice and largest `q` (`q1 - q2` non-negative: `q1 <= len` gives
+    // `q2 <= len`).
+    let mut needed: Vec<(LocalId, Poly)> = Vec::new();
+    for (s, slice, q) in candidates {
+        if !elide.contains(s) {
+            continue;
+        }
+        let covered = needed
+            .iter()
+            .any(|(l, p)| l == slice && p.sub(q).is_some_and(|d| d.nonneg()));
+        if covered {
+            continue;
+        }
+        needed.retain(|(l, p)| !(l == slice && q.sub(p).is_some_and(|d| d.nonneg())));
+        needed.push((*slice, q.clone()));
+    }
+    let mut tests: Vec<Expr> = Vec::new();
+    for (slice, q) in &needed {
+        let Some(len) = symbols.get(&len_symbol(*slice)) else {
+            return body;
+        };
+        match poly::at_most(q, len, symbols, span) {
+            Some(t) => tests.push(t),
+            None => return body,
+        }
+    }
+    if tests.is_empty() {
+        return body;
+    }
+    let mut fast = body.clone();
+    let mut copies: HashMap<SiteId, SiteId> = HashMap::new();
+    let mut loops: HashMap<usize, usize> = HashMap::new();
+    let loop_count = &mut f.loop_count;
+    crate::walk::block_mut(&mut fast, &mut |e| {
+        let mut renumber = |id: &mut usize| {
+            *id = *loops.entry(*id).or_insert_with(|| {
+                *loop_count += 1;
+                *loop_count - 1
+            });
+        };
+        match &mut e.kind {
+            ExprKind::Read(p)
+            | ExprKind::Len(p)
+            | ExprKind::Assign(p, _)
+            | ExprKind::CompoundAssign(_, p, _)
+            | ExprKind::Atomic(_, _, p, _) => {
+                for j in &mut p.proj {
+                    if let Proj::Index { site: Some(s), .. } = j {
+                        if elide.contains(s) {
+                            *s = *copies
+                                .entry(*s)
+                                .or_insert_with(|| sites.elided_copy(*s, Elision::Versioned));
+                        }
+                    }
+                }
+            }
+            ExprKind::Loop(id, _)
+            | ExprKind::While(id, _, _)
+            | ExprKind::For { id, .. }
+            | ExprKind::Break(id, _)
+            | ExprKind::Continue(id) => renumber(id),
+            _ => {}
+        }
+    });
+    let ty = body.ty.clone();
+    let test = poly::all(tests, span);
+    Block {
+        stmts: Vec::new(),
+        tail: Some(Box::new(Expr {
+            kind: ExprKind::If(Box::new(test), fast, Some(body)),
+            ty: ty.clone(),
+            span,
+        })),
+        ty,
+    }
+}
+
+/// The place an expression reads, writes or measures, if any.
+fn place_of(e: &Expr) -> Option<&Place> {
+    match &e.kind {
+        ExprKind::Read(p)
+        | ExprKind::Len(p)
+        | ExprKind::Assign(p, _)
+        | ExprKind::CompoundAssign(_, p, _)
+        | ExprKind::Atomic(_, _, p, _) => Some(p),
+        _ => None,
+    }
+}
+
+fn len_symbol(slice: LocalId) -> String {
+    format!("len({})", local_tag(slice))
 }
 
 struct Pass<'a> {
     f: &'a Function,
     sites: &'a mut Sites,
     launch: Launch,
-    /// Immutable locals and the key of their value.
-    alias: HashMap<LocalId, String>,
+    /// Immutable locals and their value (with its key).
+    alias: HashMap<LocalId, (String, Expr)>,
+    /// The uniform symbols met, with their IR.
+    symbols: Symbols,
+    /// Checked slice accesses whose index is at most a polynomial: (site, slice, `q`) where
+    /// the access holds when `q <= len(slice)`.
+    candidates: Vec<(SiteId, LocalId, Poly)>,
 }
 
 /// The range of values of a scalar type.
@@ -189,7 +345,7 @@ impl Pass<'_> {
 
     fn place_key(&self, p: &Place) -> Option<String> {
         let mut s = match self.alias.get(&p.base) {
-            Some(k) => k.clone(),
+            Some((k, _)) => k.clone(),
             None => local_tag(p.base),
         };
         for j in &p.proj {
@@ -248,6 +404,10 @@ impl Pass<'_> {
         match &e.kind {
             ExprKind::Int(v) => Some((*v, *v)),
             ExprKind::Bool(_) => Some((0, 1)),
+            ExprKind::Read(p) if p.proj.is_empty() => {
+                let (_, value) = self.alias.get(&p.base)?;
+                Some(self.range(value, env))
+            }
             ExprKind::Read(p) => {
                 // A `Dim3` local's field.
                 if let (Some(Proj::Field(k)), 1) = (p.proj.first(), p.proj.len()) {
@@ -279,7 +439,7 @@ impl Pass<'_> {
             ExprKind::Binary(op, a, b, _) => {
                 let (x, y) = (self.range(a, env), self.range(b, env));
                 match op {
-                    BinOp::Add => Some((x.0 + y.0, x.1.checked_add(y.1)?)),
+                    BinOp::Add => Some((x.0.checked_add(y.0)?, x.1.checked_add(y.1)?)),
                     BinOp::Sub => Some((x.0.checked_sub(y.1)?, x.1.checked_sub(y.0)?)),
                     BinOp::Mul if x.0 >= 0 && y.0 >= 0 => {
                         Some((x.0.checked_mul(y.0)?, x.1.checked_mul(y.1)?))
@@ -311,8 +471,134 @@ impl Pass<'_> {
         }
     }
 
+    /// The uniform symbol `e` is exactly (an immutable unsigned parameter, widened or not,
+    /// or a slice's length), registering its IR.
+    fn sym_of(&mut self, e: &Expr) -> Option<String> {
+        let unsigned = |t: &Ty| t.as_scalar().is_some_and(|s| s.is_int() && !s.is_signed());
+        match &e.kind {
+            ExprKind::Read(p) if p.proj.is_empty() => {
+                if let Some((_, value)) = self.alias.get(&p.base) {
+                    let value = value.clone();
+                    return self.sym_of(&value);
+                }
+                let local = &self.f.locals[p.base];
+                if local.mutable || !self.f.params.contains(&p.base) || !unsigned(&local.ty) {
+                    return None;
+                }
+                let key = local_tag(p.base);
+                let mut ir = e.clone();
+                if ir.ty != Ty::USIZE {
+                    ir = Expr {
+                        kind: ExprKind::Cast(Box::new(ir)),
+                        ty: Ty::USIZE,
+                        span: e.span,
+                    };
+                }
+                self.symbols.entry(key.clone()).or_insert(ir);
+                Some(key)
+            }
+            ExprKind::Cast(x) if unsigned(&e.ty) && unsigned(&x.ty) => {
+                let (from, to) = (type_range(&x.ty), type_range(&e.ty));
+                if from.1 <= to.1 {
+                    self.sym_of(x)
+                } else {
+                    None
+                }
+            }
+            ExprKind::Len(p) if p.proj.is_empty() => {
+                if !matches!(self.f.locals[p.base].ty, Ty::Slice { .. }) {
+                    return None;
+                }
+                let key = len_symbol(p.base);
+                self.symbols.entry(key.clone()).or_insert_with(|| e.clone());
+                Some(key)
+            }
+            _ => None,
+        }
+    }
+
+    /// A polynomial bound (upper when `up`, lower otherwise) on the value of `e`, an
+    /// unsigned integer: symbols, the facts of guards, the ranges, and `+ - *` on those.
+    /// The index that `e` computes (wrapping) equals the polynomial expression's value
+    /// modulo 2⁶⁴, so when that value is between a non-negative lower bound and an upper
+    /// bound below a length, the index is it.
+    fn bound(&mut self, e: &Expr, env: &Env, up: bool) -> Option<Poly> {
+        let unsigned =
+            e.ty.as_scalar()
+                .is_some_and(|s| s.is_int() && !s.is_signed());
+        if !unsigned {
+            return None;
+        }
+        if let Some(k) = self.sym_of(e) {
+            return Some(Poly::symbol(&k));
+        }
+        if up {
+            if let Some(k) = self.key(e) {
+                if let Some((_, p)) = env.ub.iter().rev().find(|(key, _)| *key == k) {
+                    return Some(p.clone());
+                }
+            }
+        }
+        let structural = self.structural(e, env, up);
+        structural.or_else(|| {
+            // The value itself (not the modulo one): a leaf of the polynomial expression.
+            let r = self.range(e, env);
+            if up {
+                // Not the limits of a launch the kernel did not declare: a test with 1023
+                // for `thread_idx().x` would fail for most launches, and make the whole
+                // copy useless.
+                let launch_bound = !self.launch.declared
+                    && self.key(e).is_some_and(|k| {
+                        ["ThreadIdx", "BlockDim", "GlobalId", "WarpId"]
+                            .iter()
+                            .any(|b| k.contains(b))
+                    });
+                (r.1 < 1 << 20 && !launch_bound).then(|| Poly::constant(r.1))
+            } else {
+                Some(Poly::constant(r.0.max(0)))
+            }
+        })
+    }
+
+    /// [`Pass::bound`] from `e`'s form.
+    fn structural(&mut self, e: &Expr, env: &Env, up: bool) -> Option<Poly> {
+        match &e.kind {
+            ExprKind::Int(c) => Some(Poly::constant(*c)),
+            ExprKind::Read(p) if p.proj.is_empty() => match self.alias.get(&p.base) {
+                Some((_, value)) => {
+                    let value = value.clone();
+                    self.bound(&value, env, up)
+                }
+                None => None,
+            },
+            // A narrower unsigned value widened: what a guard says of the value itself (its
+            // arithmetic wraps at its own width, so only facts and ranges bound it).
+            ExprKind::Cast(x)
+                if up
+                    && x.ty
+                        .as_scalar()
+                        .is_some_and(|s| s.is_int() && !s.is_signed()) =>
+            {
+                let k = self.key(x)?;
+                env.ub
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, p)| p.clone())
+            }
+            // Within the index's own type only: the modulo argument needs one width.
+            ExprKind::Binary(op, a, b, _) if e.ty == Ty::USIZE => match op {
+                BinOp::Add => self.bound(a, env, up)?.add(&self.bound(b, env, up)?),
+                BinOp::Mul => self.bound(a, env, up)?.mul(&self.bound(b, env, up)?),
+                BinOp::Sub => self.bound(a, env, up)?.sub(&self.bound(b, env, !up)?),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Learns what `cond` being `holds` says.
-    fn assume(&self, cond: &Expr, holds: bool, env: &mut Env) {
+    fn assume(&mut self, cond: &Expr, holds: bool, env: &mut Env) {
         match (&cond.kind, holds) {
             (ExprKind::And(l, r), true) | (ExprKind::Or(l, r), false) => {
                 self.assume(l, holds, env);
@@ -330,6 +616,11 @@ impl Pass<'_> {
                     (BinOp::Le, true) | (BinOp::Gt, false) => (l, r, false),
                     (BinOp::Gt, true) | (BinOp::Le, false) => (r, l, true),
                     (BinOp::Ge, true) | (BinOp::Lt, false) => (r, l, false),
+                    (BinOp::Ne, true) | (BinOp::Eq, false) => {
+                        self.assume_ne(l, r, env);
+                        self.assume_ne(r, l, env);
+                        return;
+                    }
                     _ => return,
                 };
                 self.assume_less(x, y, strict, env);
@@ -338,9 +629,56 @@ impl Pass<'_> {
         }
     }
 
+    /// Learns `x != y`: a bound of `x` that equals `y` moves past it.
+    fn assume_ne(&mut self, x: &Expr, y: &Expr, env: &mut Env) {
+        let Some(k) = self.key(x) else { return };
+        let (rx, ry) = (self.range(x, env), self.range(y, env));
+        if ry.0 == ry.1 {
+            if rx.0 == ry.0 {
+                env.narrow(k.clone(), (ry.0 + 1, i128::MAX));
+            } else if rx.1 == ry.0 {
+                env.narrow(k.clone(), (i128::MIN, ry.0 - 1));
+            }
+        }
+        let Some(p) = self.exact(y, env) else { return };
+        let at_bound = env.ub.iter().any(|(key, q)| *key == k && *q == p);
+        if at_bound {
+            if let Some(q) = p.sub(&Poly::constant(1)) {
+                env.ub.push((k, q));
+            }
+        }
+    }
+
+    /// The value of `e` as a polynomial of symbols, when it is exactly that (its arithmetic
+    /// cannot wrap).
+    fn exact(&mut self, e: &Expr, env: &Env) -> Option<Poly> {
+        if let Some(k) = self.sym_of(e) {
+            return Some(Poly::symbol(&k));
+        }
+        match &e.kind {
+            ExprKind::Int(c) => Some(Poly::constant(*c)),
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b, _) => {
+                let ExprKind::Int(c) = b.kind else {
+                    return None;
+                };
+                let (ra, t) = (self.range(a, env), type_range(&e.ty));
+                let c = if *op == BinOp::Sub { -c } else { c };
+                if ra.0 + c < t.0 || ra.1.checked_add(c)? > t.1 {
+                    return None;
+                }
+                self.exact(a, env)?.add(&Poly::constant(c))
+            }
+            _ => None,
+        }
+    }
+
     /// Learns `x < y` (`x <= y` unless `strict`).
-    fn assume_less(&self, x: &Expr, y: &Expr, strict: bool, env: &mut Env) {
+    fn assume_less(&mut self, x: &Expr, y: &Expr, strict: bool, env: &mut Env) {
         let gap = i128::from(strict);
+        // `x <= y - gap` where `y` is a symbol.
+        let ceiling = self
+            .sym_of(y)
+            .and_then(|k| Poly::symbol(&k).sub(&Poly::constant(gap)));
         let (rx, ry) = (self.range(x, env), self.range(y, env));
         if let Some(k) = self.key(x) {
             env.narrow(k, (i128::MIN, ry.1 - gap));
@@ -350,12 +688,18 @@ impl Pass<'_> {
         }
         // `b + c < y` with `b + c` not wrapping: `b < y - c`.
         let (b, c) = split_offset(x);
+        if let (Some(k), Some(p)) = (self.key(x), &ceiling) {
+            env.ub.push((k, p.clone()));
+        }
         if c != 0 {
             let rb = self.range(b, env);
             let t = type_range(&x.ty);
             if rb.0 + c >= t.0 && rb.1 + c <= t.1 {
                 if let Some(k) = self.key(b) {
                     env.narrow(k.clone(), (i128::MIN, ry.1 - gap - c));
+                    if let Some(p) = ceiling.as_ref().and_then(|p| p.sub(&Poly::constant(c))) {
+                        env.ub.push((k, p));
+                    }
                 }
             } else {
                 return;
@@ -448,7 +792,7 @@ impl Pass<'_> {
                 env.forget(*id);
                 if !self.f.locals[*id].mutable {
                     if let Some(k) = self.key(init).filter(|k| !self.mentions_mutable(k)) {
-                        self.alias.insert(*id, k);
+                        self.alias.insert(*id, (k, init.clone()));
                         return;
                     }
                 }
@@ -463,11 +807,17 @@ impl Pass<'_> {
     /// Walks `e` in evaluation order, eliding what it proves; afterwards `env` holds what is
     /// still true.
     fn expr(&mut self, e: &mut Expr, env: &mut Env) {
+        let is_assign = matches!(e.kind, ExprKind::Assign(..));
         match &mut e.kind {
             ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
                 self.expr(value, env);
                 self.place(place, env);
+                let assigned = is_assign && place.proj.is_empty();
+                let r = self.range(value, env);
                 env.forget(place.base);
+                if assigned && r != type_range(&value.ty) {
+                    env.narrow(local_tag(place.base), r);
+                }
             }
             ExprKind::Read(p) | ExprKind::Len(p) => self.place(p, env),
             ExprKind::Atomic(_, _, p, args) => {
@@ -533,11 +883,22 @@ impl Pass<'_> {
                 forget_assigned_block(body, env);
                 let mut inner = env.clone();
                 let (rs, re) = (self.range(start, env), self.range(end, env));
-                let last = if *inclusive { re.1 } else { re.1 - 1 };
+                let mut last = if *inclusive { re.1 } else { re.1 - 1 };
+                // A constant start and step: the last turn's value is on the step's grid.
+                if let (Some((st, _)), true) = (step, rs.0 == rs.1) {
+                    let rst = self.range(st, env);
+                    if rst.0 == rst.1 && rst.0 > 0 && last >= rs.0 {
+                        last = rs.0 + (last - rs.0) / rst.0 * rst.0;
+                    }
+                }
                 let tag = local_tag(*var);
                 self.alias.remove(var);
                 inner.forget(*var);
                 inner.narrow(tag.clone(), (rs.0, last));
+                if let Some(k) = self.sym_of(end) {
+                    let p = Poly::symbol(&k).sub(&Poly::constant(i128::from(!*inclusive)));
+                    inner.ub.extend(p.map(|p| (tag.clone(), p)));
+                }
                 if let (false, Some(s)) = (*inclusive, self.len_of(end)) {
                     inner.lens.push((tag, s, 0));
                 }
@@ -561,6 +922,36 @@ impl Pass<'_> {
         }
     }
 
+    /// Records the access `slice[index]` at `site` as a candidate for versioning when its
+    /// index is bounded by polynomials: non-negative below, `q - 1` above.
+    fn candidate(&mut self, site: SiteId, slice: LocalId, index: &Expr, env: &Env) {
+        let Some(low) = self.bound(index, env, false) else {
+            return;
+        };
+        let Some(high) = self.bound(index, env, true) else {
+            return;
+        };
+        let Some(q) = high.add(&Poly::constant(1)) else {
+            return;
+        };
+        // Only worth a test when it involves the uniform values (else `range` decided).
+        if !low.nonneg() || q.0.keys().all(|m| m.is_empty()) {
+            return;
+        }
+        let len = Expr {
+            kind: ExprKind::Len(Place {
+                base: slice,
+                proj: Vec::new(),
+                ty: self.f.locals[slice].ty.clone(),
+            }),
+            ty: Ty::USIZE,
+            span: index.span,
+        };
+        if self.sym_of(&len).is_some() {
+            self.candidates.push((site, slice, q));
+        }
+    }
+
     /// Walks a place's indices, eliding the checks it proves.
     fn place(&mut self, p: &mut Place, env: &mut Env) {
         let mut ty = self.f.locals[p.base].ty.clone();
@@ -579,6 +970,8 @@ impl Pass<'_> {
                     if let Some(s) = *site {
                         if !self.sites.is_elided(s) && self.proved(base, &ty, index, env) {
                             *site = Some(self.sites.elided_copy(s, Elision::InRange));
+                        } else if !self.sites.is_elided(s) && matches!(ty, Ty::Slice { .. }) {
+                            self.candidate(s, base, index, env);
                         }
                     }
                     ty = match &ty {

@@ -13,6 +13,7 @@
 
 pub mod bounds;
 pub mod checks_first;
+mod poly;
 
 use crate::ir::{CheckSite, Elision, Program, SiteId};
 use crate::options::KernelOptions;
@@ -24,9 +25,10 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
     }
     let mut sites = Sites(std::mem::take(&mut program.sites));
     let launch = bounds::Launch::of(options);
-    for f in std::iter::once(&mut program.kernel).chain(&mut program.functions) {
+    let kernel = std::iter::once((&mut program.kernel, true));
+    for (f, is_kernel) in kernel.chain(program.functions.iter_mut().map(|f| (f, false))) {
         if options.prove_bounds {
-            bounds::run(f, &mut sites, launch);
+            bounds::run(f, &mut sites, launch, is_kernel);
         }
         checks_first::run(f, &mut sites);
     }
@@ -42,9 +44,13 @@ impl Sites {
         self.0[site as usize].elided.is_some()
     }
 
-    /// Whether `site` is elided as proved in range (so its access cannot fail).
+    /// Whether `site` is elided as proved in range where it stands (so its access cannot
+    /// fail there).
     pub(crate) fn in_range(&self, site: SiteId) -> bool {
-        self.0[site as usize].elided == Some(Elision::InRange)
+        matches!(
+            self.0[site as usize].elided,
+            Some(Elision::InRange | Elision::Versioned)
+        )
     }
 
     /// A new site like `site` (same kind, span and message), elided for `why`.
