@@ -41,7 +41,8 @@ fn bounds_failure(result: cuprum::Result<()>) -> Option<(u64, u64)> {
 #[test]
 fn transpose_coalesced_transposes() -> cuprum::Result<()> {
     for dev in backends()? {
-        let stream = dev.default_stream();
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
         let mut rng = fastrand::Rng::new();
         let (w, h) = if on_gpu(&dev) {
             (2048 + rng.usize(0..40), 1024 + rng.usize(0..40))
@@ -79,7 +80,8 @@ fn transpose_coalesced_transposes() -> cuprum::Result<()> {
 #[test]
 fn jacobi_2d_sweeps_the_interior() -> cuprum::Result<()> {
     for dev in backends()? {
-        let stream = dev.default_stream();
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
         let mut rng = fastrand::Rng::new();
         let (nx, ny) = if on_gpu(&dev) {
             (1000 + rng.usize(0..50), 900 + rng.usize(0..50))
@@ -121,7 +123,8 @@ fn jacobi_2d_sweeps_the_interior() -> cuprum::Result<()> {
 #[test]
 fn fast_matmul_multiplies() -> cuprum::Result<()> {
     for dev in backends()? {
-        let stream = dev.default_stream();
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
         let mut rng = fastrand::Rng::new();
         let n = if on_gpu(&dev) {
             512 + rng.usize(0..20)
@@ -158,7 +161,8 @@ fn fast_matmul_multiplies() -> cuprum::Result<()> {
 #[test]
 fn vector_add_adds_and_reports_a_short_operand() -> cuprum::Result<()> {
     for dev in backends()? {
-        let stream = dev.default_stream();
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
         let n = if on_gpu(&dev) { 1 << 20 } else { 5000 } + fastrand::usize(0..100);
         let (a, b) = (random_f32(n, -1.0, 1.0), random_f32(n, -1.0, 1.0));
         let (da, db) = (stream.to_device(&a)?, stream.to_device(&b)?);
@@ -173,6 +177,31 @@ fn vector_add_adds_and_reports_a_short_operand() -> cuprum::Result<()> {
             .and_then(|()| stream.synchronize());
         let (index, len) = bounds_failure(failed).expect("b is short");
         assert!(index >= len && len == (n - 3) as u64 && index < n as u64);
+    }
+    Ok(())
+}
+
+/// A launch against its model: with no failing thread in the model, it succeeds and its
+/// output (`got`) is the model's; otherwise it fails with one of the model's failures.
+fn matches_model<T: PartialEq + std::fmt::Debug>(
+    case: usize,
+    result: cuprum::Result<()>,
+    failures: &[(u64, u64)],
+    got: impl FnOnce() -> cuprum::Result<Vec<T>>,
+    want: &[T],
+) -> cuprum::Result<()> {
+    match bounds_failure(result) {
+        None => {
+            assert!(
+                failures.is_empty(),
+                "case {case}: {failures:?} not reported"
+            );
+            assert_eq!(got()?, want, "case {case}");
+        }
+        Some(f) => assert!(
+            failures.contains(&f),
+            "case {case}: {f:?} not in {failures:?}"
+        ),
     }
     Ok(())
 }
@@ -204,7 +233,8 @@ fn stencil_model(a: &[f32], threads: usize, shift: usize, out: &mut [f32]) -> Ve
 fn random_guarded_stencils_match_the_model() -> cuprum::Result<()> {
     let mut rng = fastrand::Rng::new();
     let dev = Device::simulator();
-    let stream = dev.default_stream();
+    // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+    let stream = dev.new_stream()?;
     for case in 0..60 {
         let n = rng.usize(0..300);
         let out_len = rng.usize(0..320);
@@ -222,19 +252,7 @@ fn random_guarded_stencils_match_the_model() -> cuprum::Result<()> {
             .and_then(|()| stream.synchronize());
         let launched = threads.div_ceil(64) * 64;
         let failures = stencil_model(&a, launched, shift, &mut want);
-        match bounds_failure(result) {
-            None => {
-                assert!(
-                    failures.is_empty(),
-                    "case {case}: {failures:?} not reported"
-                );
-                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
-            }
-            Some(f) => assert!(
-                failures.contains(&f),
-                "case {case}: {f:?} not in {failures:?}"
-            ),
-        }
+        matches_model(case, result, &failures, || stream.to_host(&dout), &want)?;
     }
     Ok(())
 }
@@ -244,7 +262,8 @@ fn random_guarded_stencils_match_the_model() -> cuprum::Result<()> {
 fn random_guard_forms_match_the_model() -> cuprum::Result<()> {
     let mut rng = fastrand::Rng::new();
     let dev = Device::simulator();
-    let stream = dev.default_stream();
+    // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+    let stream = dev.new_stream()?;
     for case in 0..40 {
         let n = rng.usize(0..200);
         let out_len = rng.usize(0..200);
@@ -259,11 +278,9 @@ fn random_guard_forms_match_the_model() -> cuprum::Result<()> {
                 .and_then(|()| stream.synchronize());
         let mut want = vec![7u32; out_len];
         let mut failures = Vec::new();
-        for i in 0..blocks * 64 {
+        // Threads past `out`'s end return at once.
+        for (i, w) in want.iter_mut().enumerate().take(blocks * 64) {
             let t = i % 64;
-            if i >= out_len {
-                continue;
-            }
             let mut s = 0u32;
             for k in (t..n).step_by(stride) {
                 s = s.wrapping_add(a[k]);
@@ -280,22 +297,10 @@ fn random_guard_forms_match_the_model() -> cuprum::Result<()> {
                 j += 64;
             }
             if !failed {
-                want[i] = s;
+                *w = s;
             }
         }
-        match bounds_failure(result) {
-            None => {
-                assert!(
-                    failures.is_empty(),
-                    "case {case}: {failures:?} not reported"
-                );
-                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
-            }
-            Some(f) => assert!(
-                failures.contains(&f),
-                "case {case}: {f:?} not in {failures:?}"
-            ),
-        }
+        matches_model(case, result, &failures, || stream.to_host(&dout), &want)?;
     }
     Ok(())
 }
@@ -308,7 +313,8 @@ fn random_guard_forms_match_the_model() -> cuprum::Result<()> {
 fn random_jacobi_shapes_match_the_model() -> cuprum::Result<()> {
     let mut rng = fastrand::Rng::new();
     let dev = Device::simulator();
-    let stream = dev.default_stream();
+    // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+    let stream = dev.new_stream()?;
     for case in 0..80 {
         let (nx, ny) = (rng.usize(0..24), rng.usize(0..24));
         let cells = nx * ny;
@@ -338,19 +344,7 @@ fn random_jacobi_shapes_match_the_model() -> cuprum::Result<()> {
                 }
             }
         }
-        match bounds_failure(result) {
-            None => {
-                assert!(
-                    failures.is_empty(),
-                    "case {case}: {failures:?} not reported"
-                );
-                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
-            }
-            Some(f) => assert!(
-                failures.contains(&f),
-                "case {case}: {f:?} not in {failures:?}"
-            ),
-        }
+        matches_model(case, result, &failures, || stream.to_host(&dout), &want)?;
     }
     Ok(())
 }
@@ -360,7 +354,8 @@ fn random_jacobi_shapes_match_the_model() -> cuprum::Result<()> {
 fn random_transpose_shapes_match_the_model() -> cuprum::Result<()> {
     let mut rng = fastrand::Rng::new();
     let dev = Device::simulator();
-    let stream = dev.default_stream();
+    // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+    let stream = dev.new_stream()?;
     for case in 0..30 {
         let (w, h) = (rng.usize(0..70), rng.usize(0..70));
         let cells = w * h;
@@ -391,20 +386,9 @@ fn random_transpose_shapes_match_the_model() -> cuprum::Result<()> {
                 }
             }
         }
-        match bounds_failure(result) {
-            None => {
-                assert!(
-                    load_failures.is_empty() && store_failures.is_empty(),
-                    "case {case}: not reported"
-                );
-                assert_eq!(stream.to_host(&dout)?, want, "case {case}");
-            }
-            // A block that fails a load stops before the barrier; others may get to stores.
-            Some(f) => assert!(
-                load_failures.contains(&f) || store_failures.contains(&f),
-                "case {case}: {f:?}"
-            ),
-        }
+        // A block that fails a load stops before the barrier; others may get to stores.
+        let failures = [load_failures, store_failures].concat();
+        matches_model(case, result, &failures, || stream.to_host(&dout), &want)?;
     }
     Ok(())
 }

@@ -258,3 +258,28 @@ fn bounds_learns_from_equality_tests() {
     }
     insta::assert_snapshot!("jacobi_eq_versioned", ir);
 }
+
+#[test]
+fn loops_are_checked_once_for_every_turn() {
+    // Loop predication: every turn's index is below `n * m` (and `k < n` in the `while`),
+    // so one uniform test covers all turns; the copy keeps no check of `out` or `a`.
+    let src = "fn rows(out: &mut [f32], a: &[f32], n: usize, m: usize) {
+        let j = gpu::global_id_x();
+        if j < m {
+            for i in 0..n {
+                out[i * m + j] = 1.0;
+            }
+            let mut k = 0;
+            while k < n {
+                out[j] += a[k];
+                k += 1;
+            }
+        }
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert_eq!(ir.matches(":versioned]").count(), 3, "{ir}");
+    assert!(
+        ir.contains("<= len(out_0)") && ir.contains("<= len(a_1)"),
+        "{ir}"
+    );
+}
