@@ -392,3 +392,92 @@ fn random_transpose_shapes_match_the_model() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// `tricky`'s CPU model: its output, or each failing thread's first failure.
+fn tricky_model(
+    out: &mut [u32],
+    a: &[u32],
+    (n, m, k, rows): (u32, usize, usize, u32),
+    threads: usize,
+) -> Vec<(u64, u64)> {
+    let len = a.len();
+    let mut failures = Vec::new();
+    let mut fail = |i: usize| failures.push((i as u64, len as u64));
+    'thread: for (i, o) in out.iter_mut().enumerate().take(threads) {
+        let mut acc = 0u32;
+        let w = ((i % 64) as u32).wrapping_add(n) as usize;
+        if w < len {
+            acc = acc.wrapping_add(a[w]);
+        }
+        if i >= k && i - k < len {
+            acc = acc.wrapping_add(a[i - k]);
+        }
+        if i.wrapping_add(m) < len {
+            acc = acc.wrapping_add(a[i.wrapping_add(m)]);
+            if i >= len {
+                fail(i);
+                continue 'thread;
+            }
+            acc = acc.wrapping_add(a[i]);
+        }
+        if m != 0 && i < m && i != m - 1 {
+            if i + 1 >= len {
+                fail(i + 1);
+                continue 'thread;
+            }
+            acc = acc.wrapping_add(a[i + 1]);
+        }
+        let mut j = i;
+        while j < len {
+            acc = acc.wrapping_add(a[j]);
+            j = if j % 2 == 0 { j + 3 } else { j * 2 + 1 };
+        }
+        for r in 0..rows as usize {
+            let idx = r.wrapping_mul(m).wrapping_add(k);
+            if idx < len {
+                acc ^= a[idx];
+            }
+            let at = r * 4 % (len + 1);
+            if at >= len {
+                fail(at);
+                continue 'thread;
+            }
+            acc ^= a[at];
+        }
+        *o = acc;
+    }
+    failures
+}
+
+/// `tricky` with parameters at and near the ends of their types.
+#[test]
+fn random_tricky_guards_match_the_model() -> cuprum::Result<()> {
+    let mut rng = fastrand::Rng::new();
+    let dev = Device::simulator();
+    let stream = dev.new_stream()?;
+    let pick = |rng: &mut fastrand::Rng, max: u64| -> u64 {
+        match rng.u8(0..5) {
+            0 => 0,
+            1 => max - rng.u64(0..4),
+            2 => rng.u64(0..4),
+            _ => rng.u64(0..300),
+        }
+    };
+    for case in 0..150 {
+        let a = random_u32(rng.usize(0..300));
+        let out_len = rng.usize(0..300);
+        let n = pick(&mut rng, u32::MAX as u64) as u32;
+        let m = pick(&mut rng, u64::MAX) as usize;
+        let k = pick(&mut rng, u64::MAX) as usize;
+        let rows = rng.u32(0..6);
+        let blocks = rng.usize(1..6);
+        let mut want = vec![9u32; out_len];
+        let da = stream.to_device(&a)?;
+        let mut dout = stream.to_device(&want)?;
+        let result = launch!(tricky<<<blocks as u32, 64, stream>>>(&mut dout, &da, n, m, k, rows))
+            .and_then(|()| stream.synchronize());
+        let failures = tricky_model(&mut want, &a, (n, m, k, rows), blocks * 64);
+        matches_model(case, result, &failures, || stream.to_host(&dout), &want)?;
+    }
+    Ok(())
+}

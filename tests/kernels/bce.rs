@@ -124,3 +124,46 @@ pub fn guard_forms(out: &mut [u32], a: &[u32], stride: usize, limit: usize) {
     slot[t] = s;
     out[i] = slot[t];
 }
+
+/// Guards whose arithmetic can wrap, subtractions below zero, `!=` bounds, a counter assigned
+/// in branches and a polynomial index: the passes must keep every check that these do not
+/// prove (`tests/gpu_bce.rs` runs it with extreme parameters).
+#[kernel]
+pub fn tricky(out: &mut [u32], a: &[u32], n: u32, m: usize, k: usize, rows: u32) {
+    let i = gpu::global_id_x();
+    if i >= out.len() {
+        return;
+    }
+    let mut acc = 0u32;
+    let w = (gpu::thread_idx().x.wrapping_add(n)) as usize;
+    if w < a.len() {
+        acc = acc.wrapping_add(a[w]);
+    }
+    if i >= k && i - k < a.len() {
+        acc = acc.wrapping_add(a[i - k]);
+    }
+    if i.wrapping_add(m) < a.len() {
+        acc = acc.wrapping_add(a[i.wrapping_add(m)]);
+        acc = acc.wrapping_add(a[i]);
+    }
+    if m != 0 && i < m && i != m - 1 {
+        acc = acc.wrapping_add(a[i + 1]);
+    }
+    let mut j = i;
+    while j < a.len() {
+        acc = acc.wrapping_add(a[j]);
+        if j % 2 == 0 {
+            j += 3;
+        } else {
+            j = j * 2 + 1;
+        }
+    }
+    for r in 0..rows as usize {
+        let idx = r.wrapping_mul(m).wrapping_add(k);
+        if idx < a.len() {
+            acc ^= a[idx];
+        }
+        acc ^= a[r * 4 % (a.len() + 1)];
+    }
+    out[i] = acc;
+}
