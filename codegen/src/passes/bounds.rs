@@ -517,12 +517,14 @@ impl Pass<'_> {
         }
     }
 
-    /// A polynomial bound (upper when `up`, lower otherwise) on the value of `e`, an
-    /// unsigned integer: symbols, the facts of guards, the ranges, and `+ - *` on those.
-    /// The index that `e` computes (wrapping) equals the polynomial expression's value
-    /// modulo 2⁶⁴, so when that value is between a non-negative lower bound and an upper
-    /// bound below a length, the index is it.
-    fn bound(&mut self, e: &Expr, env: &Env, up: bool) -> Option<Poly> {
+    /// Polynomial bounds `(lower, upper)` on one value `V(e)` of `e`, an unsigned integer.
+    /// `V` is `e`'s own value at a *leaf* (a symbol, an expression a guard bounds, one
+    /// whose range is known) and the exact sum, difference or product of its operands' `V`
+    /// at `+ - *` in `usize` (which may leave `0..2⁶⁴`). Since `+ - *` agree modulo 2⁶⁴,
+    /// the value `e` computes is `V(e)` modulo 2⁶⁴: when `lower` is non-negative and
+    /// `upper` below a length, the index is `V(e)` itself. Both bounds are of the same `V`
+    /// (each node is a leaf or not for both).
+    fn bounds(&mut self, e: &Expr, env: &Env) -> Option<(Poly, Poly)> {
         let unsigned =
             e.ty.as_scalar()
                 .is_some_and(|s| s.is_int() && !s.is_signed());
@@ -530,71 +532,55 @@ impl Pass<'_> {
             return None;
         }
         if let Some(k) = self.sym_of(e) {
-            return Some(Poly::symbol(&k));
+            let p = Poly::symbol(&k);
+            return Some((p.clone(), p));
         }
-        if up {
-            if let Some(k) = self.key(e) {
-                if let Some((_, p)) = env.ub.iter().rev().find(|(key, _)| *key == k) {
-                    return Some(p.clone());
-                }
+        // A guard's bound on `e`, or on the narrower value it widens: a leaf.
+        let guarded = match &e.kind {
+            ExprKind::Cast(x) if x.ty.as_scalar().is_some_and(|s| !s.is_signed()) => x,
+            _ => e,
+        };
+        if let Some(k) = self.key(guarded) {
+            if let Some((_, p)) = env.ub.iter().rev().find(|(key, _)| *key == k) {
+                let low = Poly::constant(self.range(e, env).0.max(0));
+                return Some((low, p.clone()));
             }
         }
-        let structural = self.structural(e, env, up);
-        structural.or_else(|| {
-            // The value itself (not the modulo one): a leaf of the polynomial expression.
-            let r = self.range(e, env);
-            if up {
-                // Not the limits of a launch the kernel did not declare: a test with 1023
-                // for `thread_idx().x` would fail for most launches, and make the whole
-                // copy useless.
-                let launch_bound = !self.launch.declared
-                    && self.key(e).is_some_and(|k| {
-                        ["ThreadIdx", "BlockDim", "GlobalId", "WarpId"]
-                            .iter()
-                            .any(|b| k.contains(b))
-                    });
-                (r.1 < 1 << 20 && !launch_bound).then(|| Poly::constant(r.1))
-            } else {
-                Some(Poly::constant(r.0.max(0)))
-            }
-        })
-    }
-
-    /// [`Pass::bound`] from `e`'s form.
-    fn structural(&mut self, e: &Expr, env: &Env, up: bool) -> Option<Poly> {
         match &e.kind {
-            ExprKind::Int(c) => Some(Poly::constant(*c)),
-            ExprKind::Read(p) if p.proj.is_empty() => match self.alias.get(&p.base) {
-                Some((_, value)) => {
+            ExprKind::Int(c) => return Some((Poly::constant(*c), Poly::constant(*c))),
+            ExprKind::Read(p) if p.proj.is_empty() => {
+                if let Some((_, value)) = self.alias.get(&p.base) {
                     let value = value.clone();
-                    self.bound(&value, env, up)
+                    return self.bounds(&value, env);
                 }
-                None => None,
-            },
-            // A narrower unsigned value widened: what a guard says of the value itself (its
-            // arithmetic wraps at its own width, so only facts and ranges bound it).
-            ExprKind::Cast(x)
-                if up
-                    && x.ty
-                        .as_scalar()
-                        .is_some_and(|s| s.is_int() && !s.is_signed()) =>
-            {
-                let k = self.key(x)?;
-                env.ub
-                    .iter()
-                    .rev()
-                    .find(|(key, _)| *key == k)
-                    .map(|(_, p)| p.clone())
             }
-            // Within the index's own type only: the modulo argument needs one width.
-            ExprKind::Binary(op, a, b, _) if e.ty == Ty::USIZE => match op {
-                BinOp::Add => self.bound(a, env, up)?.add(&self.bound(b, env, up)?),
-                BinOp::Mul => self.bound(a, env, up)?.mul(&self.bound(b, env, up)?),
-                BinOp::Sub => self.bound(a, env, up)?.sub(&self.bound(b, env, !up)?),
-                _ => None,
-            },
-            _ => None,
+            ExprKind::Binary(op, a, b, _) if e.ty == Ty::USIZE => {
+                if let (Some((la, ha)), Some((lb, hb))) = (self.bounds(a, env), self.bounds(b, env))
+                {
+                    match op {
+                        BinOp::Add => return Some((la.add(&lb)?, ha.add(&hb)?)),
+                        BinOp::Sub => return Some((la.sub(&hb)?, ha.sub(&lb)?)),
+                        // Monotone only where both factors are non-negative.
+                        BinOp::Mul if la.nonneg() && lb.nonneg() => {
+                            return Some((la.mul(&lb)?, ha.mul(&hb)?));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
+        // A leaf known by its range. Not the limits of a launch the kernel did not declare:
+        // a test with 1023 for `thread_idx().x` would fail for most launches, and make the
+        // whole copy useless.
+        let r = self.range(e, env);
+        let launch_bound = !self.launch.declared
+            && self.key(e).is_some_and(|k| {
+                ["ThreadIdx", "BlockDim", "GlobalId", "WarpId"]
+                    .iter()
+                    .any(|b| k.contains(b))
+            });
+        (r.1 < 1 << 20 && !launch_bound).then(|| (Poly::constant(r.0.max(0)), Poly::constant(r.1)))
     }
 
     /// Learns what `cond` being `holds` says.
@@ -925,10 +911,7 @@ impl Pass<'_> {
     /// Records the access `slice[index]` at `site` as a candidate for versioning when its
     /// index is bounded by polynomials: non-negative below, `q - 1` above.
     fn candidate(&mut self, site: SiteId, slice: LocalId, index: &Expr, env: &Env) {
-        let Some(low) = self.bound(index, env, false) else {
-            return;
-        };
-        let Some(high) = self.bound(index, env, true) else {
+        let Some((low, high)) = self.bounds(index, env) else {
             return;
         };
         let Some(q) = high.add(&Poly::constant(1)) else {
