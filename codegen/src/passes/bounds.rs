@@ -3,7 +3,7 @@
 //! The pass walks each function in evaluation order with what it knows about values:
 //!
 //! - **ranges** (inclusive, as mathematical integers) of expressions, keyed by their text
-//!   ([`key`]): `thread_idx().x < block_dim().x ≤ 1024` (`≤ 64` for `z`; the kernel's
+//!   (`Pass::key`): `thread_idx().x < block_dim().x ≤ 1024` (`≤ 64` for `z`; the kernel's
 //!   `block = (X, Y, Z)` or `max_threads = N` when it has one), `block_idx().x < 2³¹ − 1`
 //!   (`y`, `z` < 65535), `lane_id() < 32`, `global_id_x()` from those; a `for` variable
 //!   between its range's ends (with or without `step_by`); what guards say (`if x < 32`,
@@ -12,9 +12,21 @@
 //!   `s.len()` (or an immutable local bound to it), from `for b in a..s.len()`, and only
 //!   when the guard's own arithmetic cannot wrap.
 //!
+//! - **polynomial bounds** `key <= p` where `p` is a polynomial of the kernel's uniform
+//!   values (immutable unsigned parameters, slice lengths; `passes::poly`), from guards
+//!   such as `x < w` and `for i in 0..n`.
+//!
 //! An access `s[b + c]` is proved when `b + c` cannot wrap below zero (its range) and a
 //! length fact `b + k < len(s)` with `k ≥ c` holds; an access into an array or a static
 //! shared array when the index's range ends below the length.
+//!
+//! A slice access that is not proved but whose index lies between a non-negative
+//! polynomial and `q - 1` ([`Pass::bounds`]) is a candidate for versioning: the kernel's
+//! body becomes `if P { copy } else { body }`, `P` testing `q <= len(s)` once per slice and
+//! largest `q` (uniform, saturating), the copy's candidates elided as
+//! [`Elision::Versioned`]; the other branch keeps every check. This is loop predication at
+//! the kernel's entry: an index in a loop (`out[i * m + j]` under `j < m`, `for i in 0..n`)
+//! is tested once for every turn (`n * m <= out.len()`).
 //!
 //! Soundness: a fact holds from where its guard is evaluated until a local it mentions may
 //! change: an assignment drops the facts that mention the local, a loop drops those of every

@@ -19,7 +19,7 @@
 //! A run qualifies when everything the checks need is known at its start: every index and
 //! every `if` condition around an access is computed from constants, lengths, index
 //! built-ins and locals that the run does not assign (or that it binds by a `let` of such
-//! a value), reading no memory; loops have constant bounds and at most [`MAX_TURNS`] turns;
+//! a value), reading no memory; loops have constant bounds and at most `MAX_TURNS` (16) turns;
 //! nothing in the run has another effect (no calls, atomics, barriers, warp operations,
 //! divisions that are checked, `break`, `continue` or `return`). Runs that never store a
 //! loaded value before a later check are left alone (moving checks there measured slower:
