@@ -21,7 +21,7 @@
 //! shared array when the index's range ends below the length.
 //!
 //! A slice access that is not proved but whose index lies between a non-negative
-//! polynomial and `q - 1` ([`Pass::bounds`]) is a candidate for versioning: the kernel's
+//! polynomial and `q - 1` (`Pass::bounds`) is a candidate for versioning: the kernel's
 //! body becomes `if P { copy } else { body }`, `P` testing `q <= len(s)` once per slice and
 //! largest `q` (uniform, saturating), the copy's candidates elided as
 //! [`Elision::Versioned`]; the other branch keeps every check. This is loop predication at
