@@ -23,6 +23,73 @@ fn is_wanted(v: &str) -> bool {
     v.split('.').next() == Some(WANTED)
 }
 
+/// LLVM is linked statically (see the workspace's `Cargo.toml`), so the link also names the
+/// libraries LLVM uses (`llvm-config --system-libs --link-static`: `-lzstd`, `-lz`, ..). A
+/// machine may have such a library's run-time file (`libzstd.so.1`, which LLVM's own packages
+/// pull in) but not the development name the linker looks for (`libzstd.so`, from
+/// `libzstd-dev`). For each of those, a link named so in `OUT_DIR` points at the run-time
+/// file, and the folder joins the link's search path (for every crate that links LLVM).
+fn link_names(config: &Path) {
+    let Ok(out) = Command::new(config)
+        .args(["--system-libs", "--link-static"])
+        .output()
+    else {
+        return;
+    };
+    let (Some(out_dir), Ok(target)) = (std::env::var_os("OUT_DIR"), std::env::var("TARGET")) else {
+        return;
+    };
+    // Debian's multiarch folder: x86_64-unknown-linux-gnu -> x86_64-linux-gnu.
+    let multiarch = target.replace("-unknown-", "-");
+    let dirs: Vec<PathBuf> = [
+        format!("/usr/lib/{multiarch}"),
+        format!("/lib/{multiarch}"),
+        "/usr/lib64".into(),
+        "/usr/lib".into(),
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .collect();
+    let shims = Path::new(&out_dir).join("link-names");
+    let mut made = false;
+    for flag in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        let Some(name) = flag.strip_prefix("-l") else {
+            continue;
+        };
+        let dev = format!("lib{name}.so");
+        if dirs
+            .iter()
+            .any(|d| d.join(&dev).exists() || d.join(format!("lib{name}.a")).exists())
+        {
+            continue;
+        }
+        // The run-time file: `libNAME.so.N` (the shortest such name).
+        let runtime = dirs
+            .iter()
+            .filter_map(|d| std::fs::read_dir(d).ok().map(|r| (d, r)))
+            .flat_map(|(d, r)| {
+                r.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|f| f.starts_with(&format!("{dev}.")))
+                    .map(|f| d.join(f))
+                    .collect::<Vec<_>>()
+            })
+            .min_by_key(|p| p.as_os_str().len());
+        if let Some(runtime) = runtime {
+            let _ = std::fs::create_dir_all(&shims);
+            let link = shims.join(&dev);
+            let _ = std::fs::remove_file(&link);
+            #[cfg(unix)]
+            if std::os::unix::fs::symlink(&runtime, &link).is_ok() {
+                made = true;
+            }
+        }
+    }
+    if made {
+        println!("cargo:rustc-link-search=native={}", shims.display());
+    }
+}
+
 fn main() {
     // Not PATH: it differs between shells and IDEs, and each change would rebuild every kernel.
     println!("cargo:rerun-if-env-changed={PREFIX_VAR}");
@@ -31,7 +98,7 @@ fn main() {
         // the fix.
         let config = Path::new(&prefix).join("bin").join("llvm-config");
         match version(&config) {
-            Ok(v) if is_wanted(&v) => {}
+            Ok(v) if is_wanted(&v) => link_names(&config),
             Ok(v) => panic!(
                 "Cuprum needs LLVM {WANTED}, but {PREFIX_VAR}={prefix} holds LLVM {v}; {HOW}"
             ),

@@ -137,7 +137,11 @@ pub fn compute(stream: &Stream, keys: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
 
 /// Random keys, a power of two of them.
 pub fn inputs(dev: &Device) -> Vec<u32> {
-    let n = if dev.is_simulator() { 1 << 13 } else { 1 << 22 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        1 << 13
+    } else {
+        1 << 22
+    };
     cuprum_testkit::random_u32(n)
 }
 

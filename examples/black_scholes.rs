@@ -37,6 +37,7 @@ pub fn price(s: f32, x: f32, t: f32, r: f32, v: f32) -> (f32, f32) {
 }
 
 /// One thread per option; block 256.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn black_scholes(
     call: &mut [f32],
@@ -88,7 +89,11 @@ pub fn compute(stream: &Stream, o: &Options) -> Result<(Vec<f32>, Vec<f32>)> {
 
 /// Random options.
 pub fn inputs(dev: &Device) -> Options {
-    let n = if dev.is_simulator() { 1 << 16 } else { 1 << 24 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        1 << 16
+    } else {
+        1 << 24
+    };
     Options {
         s: cuprum_testkit::random_f32(n, 5.0, 30.0),
         x: cuprum_testkit::random_f32(n, 1.0, 100.0),

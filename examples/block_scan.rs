@@ -7,6 +7,7 @@ use cuprum::prelude::*;
 
 /// Inclusive scan (wrapping `u32` sums) of each block's 1024 elements; block 512, grid
 /// `len / 1024`, 4096 bytes of dynamic shared memory.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn block_scan(out: &mut [u32], inp: &[u32]) {
     let temp = gpu::dynamic_shared::<u32>();
@@ -56,7 +57,11 @@ pub fn compute(stream: &Stream, x: &[u32]) -> Result<Vec<u32>> {
 
 /// Random data, a multiple of 1024 long.
 pub fn inputs(dev: &Device) -> Vec<u32> {
-    cuprum_testkit::random_u32(if dev.is_simulator() { 1 << 16 } else { 1 << 26 })
+    cuprum_testkit::random_u32(if cuprum_testkit::small_inputs(dev) {
+        1 << 16
+    } else {
+        1 << 26
+    })
 }
 
 /// Checks every element against a CPU scan, exactly.

@@ -48,7 +48,11 @@ pub fn compute(stream: &Stream, u0: &[f32], k: f32, steps: u32) -> Result<Vec<f3
 
 /// A random initial temperature and the number of points.
 pub fn inputs(dev: &Device) -> Vec<f32> {
-    let n = if dev.is_simulator() { 3000 } else { 1 << 20 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        3000
+    } else {
+        1 << 20
+    };
     cuprum_testkit::random_f32(n, 0.0, 100.0)
 }
 

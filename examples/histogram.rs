@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// `bins[v & 255] += 1` for every `v` in `data`: block 256 (one thread per bin), any grid.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn histogram(bins: &mut [u32], data: &[u32]) {
     let s = gpu::shared_array::<u32, 256>();
@@ -31,7 +32,11 @@ pub fn compute(stream: &Stream, data: &[u32], blocks: u32) -> Result<Vec<u32>> {
 
 /// Random data.
 pub fn inputs(dev: &Device) -> Vec<u32> {
-    cuprum_testkit::random_u32(if dev.is_simulator() { 1 << 20 } else { 1 << 26 })
+    cuprum_testkit::random_u32(if cuprum_testkit::small_inputs(dev) {
+        1 << 20
+    } else {
+        1 << 26
+    })
 }
 
 /// Checks against a CPU histogram, exactly.
@@ -52,7 +57,11 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let got = compute(
         &dev.default_stream(),
         &data,
-        if dev.is_simulator() { 64 } else { 1024 },
+        if cuprum_testkit::small_inputs(dev) {
+            64
+        } else {
+            1024
+        },
     )?;
     Ok(check(&data, &got))
 }

@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// One Jacobi step on an `n × n` grid; block (32, 8), grid (n/32, n/8) rounded up.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn jacobi(out: &mut [f32], inp: &[f32], n: u32) {
     let j = (gpu::block_idx().x * 32 + gpu::thread_idx().x) as usize;
@@ -31,7 +32,11 @@ pub fn compute(stream: &Stream, grid: &[f32], n: u32) -> Result<Vec<f32>> {
 
 /// A random grid and its side.
 pub fn inputs(dev: &Device) -> (Vec<f32>, u32) {
-    let n = if dev.is_simulator() { 200 } else { 8192 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        200
+    } else {
+        8192
+    };
     (cuprum_testkit::random_f32((n * n) as usize, -1.0, 1.0), n)
 }
 

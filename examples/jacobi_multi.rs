@@ -249,12 +249,13 @@ type Verdict = std::result::Result<String, String>;
 fn run(args: Args) -> Result<Verdict> {
     let dev = Device::default()?;
     let on_gpu = !dev.is_simulator();
+    let large = !cuprum_testkit::small_inputs(&dev);
     let p = |ranks: usize| {
-        let n = if on_gpu { 16384 } else { 96 };
+        let n = if large { 16384 } else { 96 };
         Problem {
             // Equal bands, so that an all-gather can put them together.
             n: n / ranks * ranks,
-            steps: if on_gpu { 100 } else { 20 },
+            steps: if large { 100 } else { 20 },
         }
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;

@@ -7,6 +7,7 @@ use cuprum::prelude::*;
 
 /// `C = A · B`, row-major, `A` m×k, `B` k×n; m, n, k multiples of 32; block (32, 32),
 /// grid (n/32, m/32).
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn sgemm(c: &mut [f32], a: &[f32], b: &[f32], m: u32, n: u32, k: u32) {
     let a_tile = gpu::shared_array_2d::<f32, 32, 32>();
@@ -38,7 +39,7 @@ pub fn compute(stream: &Stream, a: &[f32], b: &[f32], m: u32, n: u32, k: u32) ->
 
 /// Random positive matrices (no cancellation, so a relative tolerance holds) and (m, n, k).
 pub fn inputs(dev: &Device) -> (Vec<f32>, Vec<f32>, u32, u32, u32) {
-    let (m, n, k) = if dev.is_simulator() {
+    let (m, n, k) = if cuprum_testkit::small_inputs(dev) {
         (64, 96, 128)
     } else {
         (4096, 4096, 4096)

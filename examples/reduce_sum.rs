@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// `out[0] += sum(x)`: block 256, any grid (the bench uses 1024 blocks).
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn reduce_sum(out: &mut [f32], x: &[f32]) {
     let warp_sums = gpu::shared_array::<f32, 8>();
@@ -46,7 +47,7 @@ pub fn compute(stream: &Stream, x: &[f32], blocks: u32) -> Result<f32> {
 
 /// Random positive inputs (so that a relative tolerance is meaningful).
 pub fn inputs(dev: &Device) -> Vec<f32> {
-    let n = if dev.is_simulator() {
+    let n = if cuprum_testkit::small_inputs(dev) {
         (1 << 20) + 17
     } else {
         1 << 26
@@ -76,7 +77,11 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     let got = compute(
         &dev.default_stream(),
         &x,
-        if dev.is_simulator() { 64 } else { 1024 },
+        if cuprum_testkit::small_inputs(dev) {
+            64
+        } else {
+            1024
+        },
     )?;
     Ok(check(&x, got))
 }

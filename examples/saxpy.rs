@@ -5,6 +5,7 @@
 use cuprum::prelude::*;
 
 /// One thread per element.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
     let i = gpu::global_id_x();
@@ -26,7 +27,11 @@ pub fn compute(stream: &Stream, x: &[f32], y: &[f32], a: f32) -> Result<(Vec<f32
 
 /// Random x, y and a (smaller on the simulator).
 pub fn inputs(dev: &Device) -> (Vec<f32>, Vec<f32>, f32) {
-    let n = if dev.is_simulator() { 1 << 20 } else { 1 << 24 };
+    let n = if cuprum_testkit::small_inputs(dev) {
+        1 << 20
+    } else {
+        1 << 24
+    };
     (
         cuprum_testkit::random_f32(n, -1.0, 1.0),
         cuprum_testkit::random_f32(n, -1.0, 1.0),

@@ -6,6 +6,7 @@
 use cuprum::prelude::*;
 
 /// `out[c * rows + r] = inp[r * cols + c]`: block (32, 8), grid (cols/32, rows/32) rounded up.
+#[cuprum_testkit::unchecked_twin]
 #[kernel]
 pub fn transpose(out: &mut [f32], inp: &[f32], rows: u32, cols: u32) {
     let tile = gpu::shared_array_2d::<f32, 32, 33>();
@@ -37,7 +38,7 @@ pub fn compute(stream: &Stream, m: &[f32], rows: u32, cols: u32) -> Result<Vec<f
 
 /// A random matrix and its shape (not multiples of 32 on the simulator, to test the edges).
 pub fn inputs(dev: &Device) -> (Vec<f32>, u32, u32) {
-    let (rows, cols) = if dev.is_simulator() {
+    let (rows, cols) = if cuprum_testkit::small_inputs(dev) {
         (300, 170)
     } else {
         (8192, 8192)

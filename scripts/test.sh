@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export CI="${CI:-true}"
-# rustc (and clippy-driver) with the kernel macro loaded, which links its own LLVM 22, has
-# been seen to crash at exit now and then (SIGSEGV in LLVM's static destructors, after the
-# crate compiled): a build that crashes so, and only so, gets up to three more tries.
+# rustc (and clippy-driver) with the kernel macro loaded crashed at exit now and then while
+# the macro linked Debian's libLLVM dynamically (two LLVMs sharing global objects; see
+# ARCHITECTURE.md, it now links LLVM statically): kept as a guard, a build that crashes with
+# SIGSEGV, and only so, gets up to three more tries.
 log=$(mktemp)
 for try in 1 2 3 4; do
   if cargo test --workspace --locked --no-run 2>"$log"; then

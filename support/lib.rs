@@ -3,6 +3,11 @@
 
 use cuprum::{Device, Error};
 
+/// Builds a kernel also as `#[kernel(unchecked)]`, from the same body, in the module
+/// `<name>_unchecked` beside it: the examples' kernels are the bench's (one home per kernel),
+/// and the bench measures the checks' cost on them. Place it directly above `#[kernel]`.
+pub use cuprum_twin::unchecked_twin;
+
 /// `n` random `f32`s in `[lo, hi)`, never exactly zero, from a fresh seed each run.
 pub fn random_f32(n: usize, lo: f32, hi: f32) -> Vec<f32> {
     let mut rng = fastrand::Rng::new();
@@ -53,6 +58,13 @@ pub fn device() -> Result<Device, Error> {
     Device::default()
 }
 
+/// Whether an example uses its small problem size (the one it uses on the simulator): on the
+/// simulator, and on a GPU when `CUPRUM_SMALL_INPUTS=1` (as `scripts/sanitize` sets, since
+/// compute-sanitizer's tools run kernels tens to thousands of times slower).
+pub fn small_inputs(dev: &Device) -> bool {
+    dev.is_simulator() || std::env::var("CUPRUM_SMALL_INPUTS").is_ok_and(|v| v == "1")
+}
+
 /// Every backend a differential test runs its kernels on: the device under test
 /// (`Device::default()`) and, when that is a GPU, the simulator too. A test that loops over
 /// them and compares each result with its CPU reference compares the GPU with the simulator
@@ -64,6 +76,32 @@ pub fn backends() -> Result<Vec<Device>, Error> {
     } else {
         vec![main, Device::simulator()]
     })
+}
+
+/// Runs `test` on every backend of [`backends`] (the device under test, then, when that is a
+/// GPU, the simulator: one process runs the kernels on both) and asserts that every backend's
+/// output equals the first one's, which it returns. `test` checks each backend's results
+/// against its CPU reference as usual and returns what the backends must agree on exactly (a
+/// report's message and position, integer results; `()` when a float result only has to be
+/// within tolerance of the reference). Without a GPU it runs `test` once, on the simulator.
+pub fn on_backends<T: PartialEq + std::fmt::Debug>(
+    mut test: impl FnMut(Device) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut first: Option<(String, T)> = None;
+    for dev in backends()? {
+        let name = dev.name().to_string();
+        // Shown with a failing test's output: which backend it was on.
+        eprintln!("on_backends: running on {name}");
+        let out = test(dev).inspect_err(|e| eprintln!("on_backends: {name} failed: {e}"))?;
+        match &first {
+            None => first = Some((name, out)),
+            Some((a, want)) => assert_eq!(
+                &out, want,
+                "the backends disagree: {name} (left) and {a} (right)"
+            ),
+        }
+    }
+    Ok(first.expect("at least one backend").1)
 }
 
 /// Distance in units in the last place between two `f64`s (0 when equal, including both

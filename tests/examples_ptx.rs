@@ -3,16 +3,20 @@
 //! Without `ptxas` the check fails under `CI` and says how to install it elsewhere.
 
 macro_rules! examples {
-    ($($file:ident = $path:literal: $($kernel:ident),+;)*) => {
+    ($($file:ident = $path:literal: $($kernel:ident $(<$g:literal>)?),+;)*) => {
         $(
             #[allow(dead_code)]
             #[path = $path]
             mod $file;
         )*
 
-        /// (name, PTX) of every example kernel.
-        fn all_kernels() -> Vec<(&'static str, &'static str)> {
-            vec![$($((stringify!($kernel), $file::$kernel::PTX)),+),*]
+        /// (name, PTX entry, PTX) of every example kernel.
+        fn all_kernels() -> Vec<(&'static str, &'static str, &'static str)> {
+            vec![$($((
+                stringify!($kernel),
+                $file::$kernel $(::<$g>)?::NAME,
+                $file::$kernel $(::<$g>)?::PTX,
+            )),+),*]
         }
     };
 }
@@ -29,6 +33,12 @@ examples! {
     black_scholes = "../examples/black_scholes.rs": black_scholes;
     cooperative = "../examples/cooperative.rs": heat;
     bitonic_sort = "../examples/bitonic_sort.rs": bitonic_sort_shared, bitonic_merge_global, bitonic_merge_shared;
+    vector_add = "../examples/vector_add.rs": vector_add;
+    transpose_coalesced = "../examples/transpose_coalesced.rs": transpose_coalesced;
+    fast_matmul = "../examples/fast_matmul.rs": fast_matmul;
+    laplace = "../examples/laplace.rs": laplace;
+    reduce6 = "../examples/reduce6.rs": reduce6<256>;
+    nbody = "../examples/nbody.rs": nbody;
 }
 
 /// An example's `run`: its verdict on a device.
@@ -50,6 +60,12 @@ fn every_example_runs_on_the_simulator() {
         ("black_scholes", black_scholes::run),
         ("cooperative", cooperative::run),
         ("bitonic_sort", bitonic_sort::run),
+        ("vector_add", vector_add::run),
+        ("transpose_coalesced", transpose_coalesced::run),
+        ("fast_matmul", fast_matmul::run),
+        ("laplace", laplace::run),
+        ("reduce6", reduce6::run),
+        ("nbody", nbody::run),
     ];
     for (name, run) in runs {
         match run(&dev) {
@@ -62,17 +78,24 @@ fn every_example_runs_on_the_simulator() {
 
 #[test]
 fn ptx_snapshots() {
-    for (name, ptx) in all_kernels() {
+    for (name, _, ptx) in all_kernels() {
         insta::assert_snapshot!(name, ptx);
     }
 }
 
+/// The histogram counts in shared memory with shared atomics.
 #[test]
-fn ptx_is_deterministic() {
-    // The macro ran once per build; compiling the same kernel again must give the same bytes.
-    for (name, ptx) in all_kernels() {
+fn histogram_uses_shared_atomics() {
+    assert!(histogram::histogram::PTX.contains("atom.shared.add.u32"));
+}
+
+/// Each kernel's PTX holds its entry (that compiling a kernel again gives the same bytes is
+/// `codegen/tests/deterministic.rs`).
+#[test]
+fn each_ptx_holds_its_entry() {
+    for (name, entry, ptx) in all_kernels() {
         assert!(
-            ptx.contains(&format!(".entry {name}(")),
+            ptx.contains(&format!(".entry {entry}(")),
             "{name}: no entry in its PTX"
         );
     }
@@ -88,13 +111,13 @@ fn ptxas_accepts_every_example() {
         eprintln!("ptxas_accepts_every_example: skipped: ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set CUPRUM_PTXAS)");
         return;
     }
-    for (name, ptx) in all_kernels() {
+    for (name, entry, ptx) in all_kernels() {
         for arch in ["sm_90", "sm_80"] {
             let resources = cuprum::inspect::resources(ptx, arch)
                 .unwrap_or_else(|e| panic!("{name} on {arch}: {e}"));
             let entry = resources
                 .iter()
-                .find(|r| r.kernel == name)
+                .find(|r| r.kernel == entry)
                 .unwrap_or_else(|| panic!("{name}: ptxas reported no entry"));
             assert!(entry.registers > 0, "{name} on {arch}: {entry:?}");
             assert_eq!(

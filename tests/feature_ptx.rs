@@ -22,6 +22,8 @@ mod intrinsics;
 mod math;
 #[path = "kernels/options.rs"]
 mod options;
+#[path = "kernels/prims.rs"]
+mod prims;
 #[path = "kernels/report.rs"]
 mod report;
 #[path = "kernels/shared.rs"]
@@ -68,6 +70,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         device_refs::block_scan_with_helper,
         device_refs::parts,
         device_refs::closures,
+        device_refs::functions_as_values,
         cooperative::rounds,
         intrinsics::warp_masks,
         intrinsics::fast_math,
@@ -92,7 +95,6 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         report::print_in_pieces,
         report::pair_sums,
         report::plain_guards,
-        shared::histogram,
         shared::transpose,
         shared::block_scan,
         sync::rotate_in_block,
@@ -104,6 +106,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         warp::shfl_f64,
         warp::warp_sum,
         warp::votes,
+        prims::block_and_warp,
     ]
 }
 
@@ -192,5 +195,4 @@ fn shared_memory_kernels_use_the_shared_space() {
         }
     }
     assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
-    assert!(shared::histogram::PTX.contains("atom.shared.add.u32"));
 }

@@ -55,3 +55,37 @@ fn device_functions_of_another_crate() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// Another crate's `#[device]` function passed by its path where another crate's device
+/// function takes a closure.
+#[kernel]
+pub fn passes_another_crates_function(out: &mut [f32], x: &[f32]) {
+    let i = gpu::global_id_x();
+    if i + 2 <= x.len() && i < out.len() {
+        let mut pair = [x[i], x[i + 1]];
+        stats::map_in_place(&mut pair, cuprum_device_lib::square);
+        out[i] = pair[0].max(pair[1]);
+    }
+}
+
+#[test]
+fn a_function_of_another_crate_passed_by_path() -> cuprum::Result<()> {
+    let n = 300;
+    let x = cuprum_testkit::random_f32(n + 2, -2.0, 2.0);
+    // Every backend on the same input, each exactly as the host computes it (no rounding
+    // differs: a square and a maximum).
+    cuprum_testkit::on_backends(|dev| {
+        let stream = dev.default_stream();
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f32::NAN; n])?;
+        launch!(passes_another_crates_function<<<3, 128, stream>>>(&mut out, &dx))?;
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let mut pair = [x[i], x[i + 1]];
+            stats::map_in_place(&mut pair, cuprum_device_lib::square);
+            assert_eq!(got[i], pair[0].max(pair[1]), "{}: element {i}", dev.name());
+        }
+        Ok(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+    })
+    .map(drop)
+}

@@ -157,3 +157,52 @@ fn closures_passed_to_device_functions() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn device_functions_passed_by_name() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let n = 500usize;
+        let grid = n.div_ceil(128);
+        let x = cuprum_testkit::random_f32(n + 4, -2.0, 2.0);
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f32::NAN; n])?;
+        let mut blocks = stream.to_device(&vec![f32::NAN; 2 * grid])?;
+        launch!(functions_as_values<<<grid as u32, 128, stream>>>(&mut out, &mut blocks, &dx))?;
+        let (got, got_blocks) = (stream.to_host(&out)?, stream.to_host(&blocks)?);
+        for i in 0..n {
+            // The same device functions, passed by name, as host Rust.
+            let w = &x[i..i + 4];
+            let sum = fold(w, 0.0, add_f);
+            let biggest = fold(w, f32::MIN, larger::<f32>);
+            let halves = fold_twice(w, 1.0, ops::add_half);
+            let want = larger(combine(sum, biggest, add_f), halves * 10.0);
+            assert!(
+                (got[i] - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                "{}: element {i}: {} vs {want}",
+                dev.name(),
+                got[i]
+            );
+        }
+        // Each block's maximum and sum over the elements below `x.len()` (`n + 4`).
+        for b in 0..grid {
+            let part = &x[128 * b..(128 * b + 128).min(x.len())];
+            let max = part.iter().copied().fold(f32::MIN, f32::max);
+            let sum: f32 = part.iter().sum();
+            let abs: f32 = part.iter().map(|v| v.abs()).sum();
+            assert_eq!(
+                got_blocks[2 * b],
+                max,
+                "{}: block {b}'s maximum",
+                dev.name()
+            );
+            assert!(
+                (got_blocks[2 * b + 1] - sum).abs() <= 1e-5 * (1.0 + abs),
+                "{}: block {b}'s sum: {} vs {sum}",
+                dev.name(),
+                got_blocks[2 * b + 1]
+            );
+        }
+    }
+    Ok(())
+}

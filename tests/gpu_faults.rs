@@ -3,7 +3,7 @@
 //! name, line and message even when another kernel shares its name.
 
 use cuprum::prelude::*;
-use cuprum_testkit::device;
+use cuprum_testkit::on_backends;
 
 /// Two kernels named `twin`, in two modules: one indexes past the end, one divides by zero.
 mod first {
@@ -122,164 +122,170 @@ fn expect_panic(result: cuprum::Result<()>, kernel: &str) -> Box<cuprum::KernelP
 
 #[test]
 fn kernels_with_one_name_in_two_modules_report_their_own_failures() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.new_stream()?;
-    let mut rng = fastrand::Rng::new();
-    let n = 64 * rng.usize(1..8);
-    let mut out = stream.to_device(&vec![u32::MAX; n])?;
-    let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..100)).collect();
-    let zero_at = rng.usize(0..n);
-    d[zero_at] = 0;
-    let dd = stream.to_device(&d)?;
-    // Each twin is launched twice, in both orders, so that whichever registered first, a
-    // shared identity would report one twin's failure with the other's site.
-    for _ in 0..2 {
-        let r = launch!(first::twin<<<n as u32 / 64, 64, stream>>>(&mut out))
-            .and_then(|()| stream.synchronize());
-        let p = expect_panic(r, "twin");
-        assert_eq!(p.line, line_of("// first twin"), "{p}");
-        let v = vec![0u32; n];
-        let want = rust_panic(move || {
-            std::hint::black_box(v[n]);
-        });
-        assert_eq!(p.message, want, "{p}");
-        assert_eq!(p.block.x * 64 + p.thread.x, n as u32 - 1, "{p}");
+    on_backends(|dev| {
+        let stream = dev.new_stream()?;
+        let mut rng = fastrand::Rng::new();
+        let n = 64 * rng.usize(1..8);
+        let mut out = stream.to_device(&vec![u32::MAX; n])?;
+        let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..100)).collect();
+        let zero_at = rng.usize(0..n);
+        d[zero_at] = 0;
+        let dd = stream.to_device(&d)?;
+        // Each twin is launched twice, in both orders, so that whichever registered first, a
+        // shared identity would report one twin's failure with the other's site.
+        for _ in 0..2 {
+            let r = launch!(first::twin<<<n as u32 / 64, 64, stream>>>(&mut out))
+                .and_then(|()| stream.synchronize());
+            let p = expect_panic(r, "twin");
+            assert_eq!(p.line, line_of("// first twin"), "{p}");
+            let v = vec![0u32; n];
+            let want = rust_panic(move || {
+                std::hint::black_box(v[n]);
+            });
+            assert_eq!(p.message, want, "{p}");
+            assert_eq!(p.block.x * 64 + p.thread.x, n as u32 - 1, "{p}");
 
-        let r = launch!(second::twin<<<n as u32 / 64, 64, stream>>>(&mut out, &dd))
-            .and_then(|()| stream.synchronize());
-        let p = expect_panic(r, "twin");
-        assert_eq!(p.line, line_of("// second twin"), "{p}");
-        let zero = std::hint::black_box(0u32);
-        assert_eq!(
-            p.message,
-            rust_panic(move || {
-                std::hint::black_box(7 / zero);
-            }),
-            "{p}"
-        );
-        assert_eq!(p.block.x * 64 + p.thread.x, zero_at as u32, "{p}");
-    }
-    Ok(())
+            let r = launch!(second::twin<<<n as u32 / 64, 64, stream>>>(&mut out, &dd))
+                .and_then(|()| stream.synchronize());
+            let p = expect_panic(r, "twin");
+            assert_eq!(p.line, line_of("// second twin"), "{p}");
+            let zero = std::hint::black_box(0u32);
+            assert_eq!(
+                p.message,
+                rust_panic(move || {
+                    std::hint::black_box(7 / zero);
+                }),
+                "{p}"
+            );
+            assert_eq!(p.block.x * 64 + p.thread.x, zero_at as u32, "{p}");
+        }
+        Ok(())
+    })
 }
 
 #[test]
 fn every_check_kind_reports_rusts_message() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.default_stream();
-    let mut rng = fastrand::Rng::new();
-    let n = 32 * rng.usize(1..16);
-    let bad = rng.usize(0..n);
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let mut rng = fastrand::Rng::new();
+        let n = 32 * rng.usize(1..16);
+        let bad = rng.usize(0..n);
 
-    // Index: only the last thread reads past the end of `x`.
-    let x: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
-    let dx = stream.to_device(&x)?;
-    let mut out = stream.alloc_zeros::<u32>(n)?;
-    let r = launch!(index_past<<<n as u32 / 32, 32, stream>>>(&mut out, &dx, 1))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "index_past");
-    let host = x.clone();
-    assert_eq!(
-        p.message,
-        rust_panic(move || {
-            std::hint::black_box(host[n]);
-        }),
-        "{p}"
-    );
-    assert_eq!(p.line, line_of("// index check"), "{p}");
-    assert_eq!(p.thread.x + p.block.x * 32, n as u32 - 1, "{p}");
+        // Index: only the last thread reads past the end of `x`.
+        let x: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.alloc_zeros::<u32>(n)?;
+        let r = launch!(index_past<<<n as u32 / 32, 32, stream>>>(&mut out, &dx, 1))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "index_past");
+        let host = x.clone();
+        assert_eq!(
+            p.message,
+            rust_panic(move || {
+                std::hint::black_box(host[n]);
+            }),
+            "{p}"
+        );
+        assert_eq!(p.line, line_of("// index check"), "{p}");
+        assert_eq!(p.thread.x + p.block.x * 32, n as u32 - 1, "{p}");
 
-    // Division and remainder by zero, at a random thread.
-    let mut d: Vec<i64> = (0..n).map(|_| rng.i64(1..1000)).collect();
-    d[bad] = 0;
-    let dd = stream.to_device(&d)?;
-    let mut out64 = stream.alloc_zeros::<i64>(n)?;
-    let r = launch!(divide_by<<<n as u32 / 32, 32, stream>>>(&mut out64, &dd))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "divide_by");
-    let zero = std::hint::black_box(0i64);
-    assert_eq!(
-        p.message,
-        rust_panic(move || {
-            std::hint::black_box(1000 / zero);
-        }),
-        "{p}"
-    );
-    assert_eq!(p.line, line_of("// division check"), "{p}");
-    assert_eq!(p.thread.x + p.block.x * 32, bad as u32, "{p}");
+        // Division and remainder by zero, at a random thread.
+        let mut d: Vec<i64> = (0..n).map(|_| rng.i64(1..1000)).collect();
+        d[bad] = 0;
+        let dd = stream.to_device(&d)?;
+        let mut out64 = stream.alloc_zeros::<i64>(n)?;
+        let r = launch!(divide_by<<<n as u32 / 32, 32, stream>>>(&mut out64, &dd))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "divide_by");
+        let zero = std::hint::black_box(0i64);
+        assert_eq!(
+            p.message,
+            rust_panic(move || {
+                std::hint::black_box(1000 / zero);
+            }),
+            "{p}"
+        );
+        assert_eq!(p.line, line_of("// division check"), "{p}");
+        assert_eq!(p.thread.x + p.block.x * 32, bad as u32, "{p}");
 
-    let mut d: Vec<u16> = (0..n).map(|_| rng.u16(1..1000)).collect();
-    d[bad] = 0;
-    let dd = stream.to_device(&d)?;
-    let mut out16 = stream.alloc_zeros::<u16>(n)?;
-    let r = launch!(remainder_by<<<n as u32 / 32, 32, stream>>>(&mut out16, &dd))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "remainder_by");
-    let zero = std::hint::black_box(0u16);
-    assert_eq!(
-        p.message,
-        rust_panic(move || {
-            std::hint::black_box(1000 % zero);
-        }),
-        "{p}"
-    );
-    assert_eq!(p.line, line_of("// remainder check"), "{p}");
-    assert_eq!(p.thread.x + p.block.x * 32, bad as u32, "{p}");
+        let mut d: Vec<u16> = (0..n).map(|_| rng.u16(1..1000)).collect();
+        d[bad] = 0;
+        let dd = stream.to_device(&d)?;
+        let mut out16 = stream.alloc_zeros::<u16>(n)?;
+        let r = launch!(remainder_by<<<n as u32 / 32, 32, stream>>>(&mut out16, &dd))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "remainder_by");
+        let zero = std::hint::black_box(0u16);
+        assert_eq!(
+            p.message,
+            rust_panic(move || {
+                std::hint::black_box(1000 % zero);
+            }),
+            "{p}"
+        );
+        assert_eq!(p.line, line_of("// remainder check"), "{p}");
+        assert_eq!(p.thread.x + p.block.x * 32, bad as u32, "{p}");
 
-    // `step_by(0)`: the step is `step + i`, zero for thread 0 only.
-    let r = launch!(step_by_zero<<<n as u32 / 32, 32, stream>>>(&mut out, 0))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "step_by_zero");
-    let zero = std::hint::black_box(0usize);
-    assert_eq!(
-        p.message,
-        rust_panic(move || {
-            let _ = std::hint::black_box((0..4usize).step_by(zero));
-        }),
-        "{p}"
-    );
-    assert_eq!(p.line, line_of(".step_by(step + i)"), "{p}");
-    assert_eq!((p.block.x, p.thread.x), (0, 0), "{p}");
-    Ok(())
+        // `step_by(0)`: the step is `step + i`, zero for thread 0 only.
+        let r = launch!(step_by_zero<<<n as u32 / 32, 32, stream>>>(&mut out, 0))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "step_by_zero");
+        let zero = std::hint::black_box(0usize);
+        assert_eq!(
+            p.message,
+            rust_panic(move || {
+                let _ = std::hint::black_box((0..4usize).step_by(zero));
+            }),
+            "{p}"
+        );
+        assert_eq!(p.line, line_of(".step_by(step + i)"), "{p}");
+        assert_eq!((p.block.x, p.thread.x), (0, 0), "{p}");
+        Ok(())
+    })
 }
 
 #[path = "kernels/param_limit.rs"]
 mod param_limit;
+use param_limit::*;
 
 /// The compiler's parameter-space limit is the one the driver applies: a kernel exactly at it
 /// loads and launches, and every parameter arrives.
 #[test]
 fn a_kernel_at_the_parameter_space_limit_launches() -> cuprum::Result<()> {
-    use param_limit::*;
-    let stream = device()?.default_stream();
-    let mut rng = fastrand::Rng::new();
-    let v: [u64; WIDE_PARAMS] = std::array::from_fn(|_| rng.u64(..));
-    let mut out = stream.to_device(&vec![u64::MAX; WIDE_PARAMS])?;
-    launch_widest(&stream, &mut out, &v)?;
-    assert_eq!(stream.to_host(&out)?, v);
-    Ok(())
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let mut rng = fastrand::Rng::new();
+        let v: [u64; WIDE_PARAMS] = std::array::from_fn(|_| rng.u64(..));
+        let mut out = stream.to_device(&vec![u64::MAX; WIDE_PARAMS])?;
+        launch_widest(&stream, &mut out, &v)?;
+        assert_eq!(stream.to_host(&out)?, v);
+        Ok(())
+    })
 }
 
 #[path = "kernels/big_frame.rs"]
 mod big_frame_kernel;
+use big_frame_kernel::*;
 
 /// A kernel that waits at a barrier (coroutines on the simulator) with a 320 KiB frame runs,
 /// rather than overflowing a simulated thread's stack.
 #[test]
 fn a_cooperative_kernel_with_large_local_arrays_runs() -> cuprum::Result<()> {
-    use big_frame_kernel::*;
-    let stream = device()?.default_stream();
-    let mut rng = fastrand::Rng::new();
-    let threads = 64;
-    let x: Vec<f64> = (0..threads).map(|_| rng.f64()).collect();
-    let s = rng.usize(0..1024);
-    let dx = stream.to_device(&x)?;
-    let mut out = stream.to_device(&vec![f64::NAN; threads])?;
-    launch!(big_frame<<<1, threads as u32, stream>>>(&mut out, &dx, s))?;
-    let got = stream.to_host(&out)?;
-    for (t, g) in got.iter().enumerate() {
-        assert_eq!(*g, big_frame_ref(&x, s, t), "thread {t}");
-    }
-    Ok(())
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let mut rng = fastrand::Rng::new();
+        let threads = 64;
+        let x: Vec<f64> = (0..threads).map(|_| rng.f64()).collect();
+        let s = rng.usize(0..1024);
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&vec![f64::NAN; threads])?;
+        launch!(big_frame<<<1, threads as u32, stream>>>(&mut out, &dx, s))?;
+        let got = stream.to_host(&out)?;
+        for (t, g) in got.iter().enumerate() {
+            assert_eq!(*g, big_frame_ref(&x, s, t), "thread {t}");
+        }
+        Ok(())
+    })
 }
 
 /// Random distinct indices below `n`, a few of them.
@@ -298,66 +304,70 @@ fn some_indices(rng: &mut fastrand::Rng, n: usize, count: usize) -> Vec<usize> {
 /// and the failure of one of the failing threads is reported.
 #[test]
 fn a_failing_thread_stops_alone() -> cuprum::Result<()> {
-    let stream = device()?.default_stream();
-    let mut rng = fastrand::Rng::new();
-    let n = 64 * 256;
-    let x: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
-    let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
-    let bad = some_indices(&mut rng, n, 5);
-    for &b in &bad {
-        d[b] = 0;
-    }
-    let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
-    let poison = u32::MAX;
-    let mut out = stream.to_device(&vec![poison; n])?;
-    let r = launch!(quotients<<<64, 256, stream>>>(&mut out, &dx, &dd))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "quotients");
-    let failed = (p.block.x * 256 + p.thread.x) as usize;
-    assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
-    let got = stream.to_host(&out)?;
-    for i in 0..n {
-        let want = if bad.contains(&i) {
-            poison
-        } else {
-            x[i] / d[i]
-        };
-        assert_eq!(got[i], want, "element {i}");
-    }
-    Ok(())
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let mut rng = fastrand::Rng::new();
+        let n = 64 * 256;
+        let x: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+        let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
+        let bad = some_indices(&mut rng, n, 5);
+        for &b in &bad {
+            d[b] = 0;
+        }
+        let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
+        let poison = u32::MAX;
+        let mut out = stream.to_device(&vec![poison; n])?;
+        let r = launch!(quotients<<<64, 256, stream>>>(&mut out, &dx, &dd))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "quotients");
+        let failed = (p.block.x * 256 + p.thread.x) as usize;
+        assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let want = if bad.contains(&i) {
+                poison
+            } else {
+                x[i] / d[i]
+            };
+            assert_eq!(got[i], want, "element {i}");
+        }
+        Ok(())
+    })
 }
 
 /// A thread that stops before a barrier does not hold up the others (PTX: a barrier waits
 /// for the threads that have not exited): they pass it and write their results.
 #[test]
 fn a_thread_that_fails_before_a_barrier_does_not_hold_it_up() -> cuprum::Result<()> {
-    let stream = device()?.default_stream();
-    let mut rng = fastrand::Rng::new();
-    let blocks = 8;
-    let n = blocks * 256;
-    let x: Vec<u32> = (0..n).map(|_| rng.u32(0..1 << 20)).collect();
-    let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
-    let bad = some_indices(&mut rng, n, 3);
-    for &b in &bad {
-        d[b] = 0;
-    }
-    let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
-    let poison = u32::MAX;
-    let mut out = stream.to_device(&vec![poison; n])?;
-    let r = launch!(neighbours<<<blocks as u32, 256, stream>>>(&mut out, &dx, &dd))
-        .and_then(|()| stream.synchronize());
-    let p = expect_panic(r, "neighbours");
-    let failed = (p.block.x * 256 + p.thread.x) as usize;
-    assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
-    let got = stream.to_host(&out)?;
-    for i in 0..n {
-        let right = i / 256 * 256 + (i % 256 + 1) % 256;
-        let want = if bad.contains(&i) {
-            poison
-        } else {
-            x[right] + 1000 / d[i]
-        };
-        assert_eq!(got[i], want, "element {i}");
-    }
-    Ok(())
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let mut rng = fastrand::Rng::new();
+        let blocks = 8;
+        let n = blocks * 256;
+        let x: Vec<u32> = (0..n).map(|_| rng.u32(0..1 << 20)).collect();
+        let mut d: Vec<u32> = (0..n).map(|_| rng.u32(1..1000)).collect();
+        let bad = some_indices(&mut rng, n, 3);
+        for &b in &bad {
+            d[b] = 0;
+        }
+        let (dx, dd) = (stream.to_device(&x)?, stream.to_device(&d)?);
+        let poison = u32::MAX;
+        let mut out = stream.to_device(&vec![poison; n])?;
+        let r = launch!(neighbours<<<blocks as u32, 256, stream>>>(&mut out, &dx, &dd))
+            .and_then(|()| stream.synchronize());
+        let p = expect_panic(r, "neighbours");
+        let failed = (p.block.x * 256 + p.thread.x) as usize;
+        assert!(bad.contains(&failed), "{p}; failing threads {bad:?}");
+        let got = stream.to_host(&out)?;
+        for i in 0..n {
+            let right = i / 256 * 256 + (i % 256 + 1) % 256;
+            let want = if bad.contains(&i) {
+                poison
+            } else {
+                x[right] + 1000 / d[i]
+            };
+            assert_eq!(got[i], want, "element {i}");
+        }
+        Ok(())
+    })
 }

@@ -1,4 +1,4 @@
-//! The statement and expression subset of DESIGN §2, construct by construct: each body runs
+//! The statement and expression subset of the kernel language, construct by construct: each body runs
 //! as a kernel (one thread per element) and as ordinary Rust on the CPU, on fresh random
 //! inputs, and the results must agree exactly (integer) or to the last bit where no
 //! contraction applies.

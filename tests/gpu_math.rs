@@ -1,4 +1,4 @@
-//! Every math method of DESIGN §2 on f32, f64 and the integers, against Rust's own on the CPU:
+//! Every math method kernels have on f32, f64 and the integers, against Rust's own on the CPU:
 //! exact where IEEE or Rust define the result bit for bit, within a few ulps for the
 //! transcendental functions (libdevice on the GPU, the platform's libm on the CPU).
 

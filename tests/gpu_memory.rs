@@ -4,7 +4,7 @@
 //! figure that concurrent tests would disturb.
 
 use cuprum::prelude::*;
-use cuprum_testkit::{device, random_u32};
+use cuprum_testkit::{on_backends, random_u32};
 
 #[path = "kernels/runtime.rs"]
 mod kernels;
@@ -74,43 +74,44 @@ fn settle(stream: &Stream) -> cuprum::Result<()> {
 
 #[test]
 fn allocating_and_freeing_returns_the_memory() -> cuprum::Result<()> {
-    let dev = device()?;
-    let stream = dev.new_stream()?;
-    let (big, rounds) = if dev.is_simulator() {
-        (16 * MIB, 50)
-    } else {
-        (1024 * MIB, 50)
-    };
-    // The first round loads modules and makes the per-stream records.
-    round(&dev, &stream, big)?;
-    settle(&stream)?;
-    let before = dev.memory_info();
-    for r in 0..rounds {
-        let during = round(&dev, &stream, big)?;
-        if let (Some(during), Ok((before, _))) = (during, &before) {
-            assert!(
+    on_backends(|dev| {
+        let stream = dev.new_stream()?;
+        let (big, rounds) = if dev.is_simulator() {
+            (16 * MIB, 50)
+        } else {
+            (1024 * MIB, 50)
+        };
+        // The first round loads modules and makes the per-stream records.
+        round(&dev, &stream, big)?;
+        settle(&stream)?;
+        let before = dev.memory_info();
+        for r in 0..rounds {
+            let during = round(&dev, &stream, big)?;
+            if let (Some(during), Ok((before, _))) = (during, &before) {
+                assert!(
                 during + big * 9 / 10 <= *before,
                 "round {r}: {} MiB free with the buffer alive, {} MiB before: the allocation is not visible",
                 during / MIB,
                 before / MIB
             );
+            }
         }
-    }
-    settle(&stream)?;
-    let after = dev.memory_info();
-    match (before, after) {
-        (Ok((before, total)), Ok((after, _))) => {
-            assert!(
-                before.abs_diff(after) <= 128 * MIB,
-                "free memory {} MiB before {rounds} rounds of {} MiB, {} MiB after (of {} MiB)",
-                before / MIB,
-                big / MIB,
-                after / MIB,
-                total / MIB
-            );
+        settle(&stream)?;
+        let after = dev.memory_info();
+        match (before, after) {
+            (Ok((before, total)), Ok((after, _))) => {
+                assert!(
+                    before.abs_diff(after) <= 128 * MIB,
+                    "free memory {} MiB before {rounds} rounds of {} MiB, {} MiB after (of {} MiB)",
+                    before / MIB,
+                    big / MIB,
+                    after / MIB,
+                    total / MIB
+                );
+            }
+            (Err(Error::Unsupported(_)), Err(Error::Unsupported(_))) => assert!(dev.is_simulator()),
+            other => panic!("memory_info: {other:?}"),
         }
-        (Err(Error::Unsupported(_)), Err(Error::Unsupported(_))) => assert!(dev.is_simulator()),
-        other => panic!("memory_info: {other:?}"),
-    }
-    Ok(())
+        Ok(())
+    })
 }

@@ -1,6 +1,6 @@
 //! A randomized model test of the host API: random sequences of operations (allocate, copy
 //! whole buffers and views from and to ordinary and pinned memory, launch checked kernels on
-//! views, record and wait on events, capture and replay graphs, then drop or forget them,
+//! views and `unchecked` ones, in `unsafe`, with arguments that keep their promise, record and wait on events, capture and replay graphs, then drop or forget them,
 //! drop streams and buffers in any order, launch and read on two threads at once), across
 //! several streams, every host read checked against a host model of every buffer.
 //!
@@ -65,6 +65,16 @@ fn affine_power(m1: u32, c1: u32, rounds: u32) -> (u32, u32) {
         k >>= 1;
     }
     (m, c)
+}
+
+/// `out[i] = x[off + i] * m + c` for `i` below `out.len()`, wrapping, with no checks: a
+/// launch promises `off + out.len() <= x.len()` (and the grid covers no more than that).
+#[kernel(unchecked)]
+pub fn shifted_affine(out: &mut [u32], x: &[u32], off: u32, m: u32, c: u32) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = x[off as usize + i].wrapping_mul(m).wrapping_add(c);
+    }
 }
 
 /// Writes `y[at]` from thread 0 (a failed check when `at >= y.len()`).
@@ -136,6 +146,7 @@ enum Op {
         c: u32,
         block: u32,
     },
+    /// The checked `affine`, or (with an offset) the `unchecked` `shifted_affine`.
     Affine {
         stream: Pick,
         dst: Pick,
@@ -144,6 +155,7 @@ enum Op {
         src_span: Span,
         m: u32,
         c: u32,
+        unchecked: Option<u16>,
     },
     Copy {
         stream: Pick,
@@ -203,8 +215,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (p(), p(), span(), odd(), any::<u32>(), prop_oneof![Just(32u32), Just(128), Just(256)])
             .prop_map(|(stream, buf, span, m, c, block)| Op::Step { stream, buf, span, m, c, block }),
         2 => (p(), p(), odd(), any::<u32>()).prop_map(|(stream, buf, m, c)| Op::Slow { stream, buf, m, c }),
-        3 => (p(), p(), p(), span(), span(), odd(), any::<u32>()).prop_map(
-            |(stream, dst, src, dst_span, src_span, m, c)| Op::Affine { stream, dst, src, dst_span, src_span, m, c }
+        6 => (p(), p(), p(), span(), span(), odd(), any::<u32>(), proptest::option::of(any::<u16>())).prop_map(
+            |(stream, dst, src, dst_span, src_span, m, c, unchecked)| Op::Affine { stream, dst, src, dst_span, src_span, m, c, unchecked }
         ),
         2 => (p(), p(), p(), span(), any::<u16>())
             .prop_map(|(stream, src, dst, src_span, at)| Op::Copy { stream, src, dst, src_span, at }),
@@ -442,24 +454,51 @@ impl World {
                 src_span,
                 m,
                 c,
+                unchecked,
             } => {
                 let Some((i, j)) = self.pair(dst, src) else {
                     return Ok(());
                 };
                 let s = self.stream(stream).clone();
                 let (d, x) = two_mut(&mut self.bufs, i, j);
-                let (rd, rx) = (dst_span.of(d.model.len()), src_span.of(x.model.len()));
-                let cfg = LaunchConfig::for_elements(rd.len(), 128);
-                affine::launch(
-                    &s,
-                    cfg,
-                    &mut d.dev.slice_mut(rd.clone()),
-                    &x.dev.slice(rx.clone()),
-                    m,
-                    c,
-                )
-                .map_err(fail)?;
-                for (o, &v) in d.model[rd].iter_mut().zip(&x.model[rx]) {
+                let (mut rd, rx) = (dst_span.of(d.model.len()), src_span.of(x.model.len()));
+                let off = match unchecked {
+                    None => {
+                        let cfg = LaunchConfig::for_elements(rd.len(), 128);
+                        affine::launch(
+                            &s,
+                            cfg,
+                            &mut d.dev.slice_mut(rd.clone()),
+                            &x.dev.slice(rx.clone()),
+                            m,
+                            c,
+                        )
+                        .map_err(fail)?;
+                        0
+                    }
+                    Some(off) => {
+                        rd.end = rd.start + rd.len().min(rx.len());
+                        let off = off as usize % (rx.len() - rd.len() + 1);
+                        let cfg = LaunchConfig::for_elements(rd.len(), 128);
+                        // SAFETY: `off + out.len() <= x.len()` (`rd` is no longer than `rx`,
+                        // and `off` at most their difference), and `shifted_affine` guards its
+                        // index by `out.len()`: every index is in bounds.
+                        unsafe {
+                            shifted_affine::launch(
+                                &s,
+                                cfg,
+                                &mut d.dev.slice_mut(rd.clone()),
+                                &x.dev.slice(rx.clone()),
+                                off as u32,
+                                m,
+                                c,
+                            )
+                        }
+                        .map_err(fail)?;
+                        off
+                    }
+                };
+                for (o, &v) in d.model[rd].iter_mut().zip(&x.model[rx][off..]) {
                     *o = affine_ref(v, m, c);
                 }
             }
@@ -606,10 +645,22 @@ fn run_sequence(dev: &Device, ops: &[Op]) -> Result<(), TestCaseError> {
 
 #[test]
 fn host_api_matches_its_model() {
-    let dev = cuprum_testkit::device().expect("a device");
     let long: Option<u64> = std::env::var("CUPRUM_MODEL_SECS")
         .ok()
         .and_then(|s| s.parse().ok());
+    // The short deterministic pass runs on every backend (on a GPU host, the GPU and the
+    // simulator); a long run on the device under test.
+    let devices = match long {
+        Some(_) => vec![cuprum_testkit::device().expect("a device")],
+        None => cuprum_testkit::backends().expect("a device"),
+    };
+    for dev in devices {
+        run_model(&dev, long);
+    }
+}
+
+/// Runs fresh batches of sequences on `dev`: one batch, or batches for `long` seconds.
+fn run_model(dev: &Device, long: Option<u64>) {
     let config = Config {
         cases: if long.is_some() { 64 } else { 48 },
         failure_persistence: None,
@@ -632,8 +683,11 @@ fn host_api_matches_its_model() {
         bytes[8..16].copy_from_slice(&batch.to_le_bytes());
         let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
         let mut runner = TestRunner::new_with_rng(config.clone(), rng);
-        if let Err(e) = runner.run(&strategy, |ops| run_sequence(&dev, &ops)) {
-            panic!("the host API left its model (seed {seed:#x}, batch {batch}): {e}");
+        if let Err(e) = runner.run(&strategy, |ops| run_sequence(dev, &ops)) {
+            panic!(
+                "the host API left its model on {} (seed {seed:#x}, batch {batch}): {e}",
+                dev.name()
+            );
         }
         sequences += config.cases as u64;
         if deadline.is_none_or(|d| Instant::now() >= d) {

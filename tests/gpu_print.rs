@@ -104,6 +104,16 @@ fn child_prints() -> cuprum::Result<()> {
 
 #[test]
 fn printed_lines_match() {
+    // On the GPU host the child runs once on the GPU and once on the simulator: both print
+    // the same lines.
+    for dev in cuprum_testkit::backends().expect("a device") {
+        let which = if dev.is_simulator() { "sim" } else { "gpu" };
+        printed_lines_match_on(which);
+    }
+}
+
+/// Runs `child_prints` with `CUPRUM_DEVICE=which` and checks what it printed.
+fn printed_lines_match_on(which: &str) {
     let seed = fastrand::u64(..);
     let exe = std::env::current_exe().expect("the test binary");
     let out = Command::new(exe)
@@ -115,12 +125,13 @@ fn printed_lines_match() {
             "--test-threads=1",
         ])
         .env(SEED_VAR, seed.to_string())
+        .env("CUPRUM_DEVICE", which)
         .output()
         .expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "the child failed:\n{stdout}\n{}",
+        "the child failed on {which}:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     // The harness's `test child_prints ... ` may precede the first printed line.
@@ -130,8 +141,8 @@ fn printed_lines_match() {
         .collect();
     got.sort();
     let want = expected(&Inputs::new(seed));
-    assert_eq!(got.len(), want.len(), "seed {seed}:\n{stdout}");
+    assert_eq!(got.len(), want.len(), "{which}, seed {seed}:\n{stdout}");
     for (g, w) in got.iter().zip(&want) {
-        assert_eq!(g, w, "seed {seed}");
+        assert_eq!(g, w, "{which}, seed {seed}");
     }
 }

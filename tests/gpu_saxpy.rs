@@ -3,13 +3,11 @@
 use cuprum::prelude::*;
 use cuprum_testkit::{compare_f32, random_f32, random_scalar};
 
-#[kernel]
-pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
-    let i = gpu::global_id_x();
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
+// saxpy is the example's (one home per kernel).
+#[allow(dead_code)]
+#[path = "../examples/saxpy.rs"]
+mod saxpy_example;
+use saxpy_example::saxpy;
 
 /// A grid-stride loop: every element is visited whatever the grid size.
 #[kernel]

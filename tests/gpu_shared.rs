@@ -6,6 +6,12 @@ use cuprum::prelude::*;
 mod kernels;
 use kernels::*;
 
+// The histogram is the example's (one home per kernel).
+#[allow(dead_code)]
+#[path = "../examples/histogram.rs"]
+mod histogram_example;
+use histogram_example::histogram;
+
 fn rng() -> fastrand::Rng {
     fastrand::Rng::new()
 }

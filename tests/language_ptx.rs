@@ -31,6 +31,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         consts::pairs,
         consts::copy_table,
         convolution::convolve_rows,
+        convolution::convolve_cols,
         numbers::spread<f32>,
         numbers::spread<u8>,
         const_generics::block_sum<256>,

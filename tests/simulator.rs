@@ -3,6 +3,11 @@
 
 use cuprum::prelude::*;
 
+// saxpy is the example's (one home per kernel).
+#[allow(dead_code)]
+#[path = "../examples/saxpy.rs"]
+mod saxpy_example;
+
 /// Threads past `limit` return before the barrier the others wait at.
 #[kernel]
 pub fn early_exit_before_barrier(out: &mut [u32], limit: u32) {
@@ -107,13 +112,7 @@ fn threads_at_different_barriers_are_an_error() -> cuprum::Result<()> {
 
 #[test]
 fn million_element_saxpy_runs_on_the_simulator() -> cuprum::Result<()> {
-    #[kernel]
-    fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
-        let i = gpu::global_id_x();
-        if i < y.len() {
-            y[i] = a * x[i] + y[i];
-        }
-    }
+    use saxpy_example::saxpy;
     let stream = Device::simulator().default_stream();
     let n = 1 << 20;
     let x = cuprum_testkit::random_f32(n, -1.0, 1.0);

@@ -27,6 +27,21 @@ TILE_PADDED = 33  # transpose's tile row: one spare column against bank conflict
 ROWS_PER_PASS = 8  # transpose's block is (TILE, ROWS_PER_PASS)
 SCAN_ELEMS = 1024  # block_scan: elements per block (2 per thread, 512 threads)
 SOFTMAX_PER_THREAD = 4  # softmax: cols / BLOCK
+TPB = 16  # fast_matmul: threads per block along each side, the tiles' side
+RADIUS = 8  # convolution: taps on each side of the centre
+TAPS = 2 * RADIUS + 1
+CONV_TILE = 128  # convolve_rows: outputs (threads) per block
+COLS_X = 16  # convolve_cols: block (COLS_X, COLS_Y), STEPS outputs per thread
+COLS_Y = 8
+STEPS = 8
+NBODY_TILE = 256  # nbody: bodies per tile, threads per block
+# Shared array shapes must be constants, not expressions in the kernel:
+CONV_ROW_TILE = CONV_TILE + 2 * RADIUS  # convolve_rows: the tile and its halos
+CONV_COL_TILE = (STEPS + 2) * COLS_Y + 1  # convolve_cols: a column of the tile, padded
+NBODY_SHARED = 4 * NBODY_TILE  # nbody: [x, y, z, m] of a tile's bodies
+# The 17-tap binomial filter C(16, k) / 2^16 (exact in float32), in constant memory.
+FILTER = numpy.array([1, 16, 120, 560, 1820, 4368, 8008, 11440, 12870, 11440, 8008, 4368,
+                      1820, 560, 120, 16, 1], dtype=numpy.float32) / numpy.float32(65536)
 
 
 @cuda.jit
@@ -251,6 +266,173 @@ def black_scholes(call, put, s, x, t, r, v):
 
 
 @cuda.jit
+def vector_add(c, a, b):
+    i = cuda.grid(1)
+    if i < len(c):
+        c[i] = a[i] + b[i]
+
+
+@cuda.jit
+def transpose_coalesced(out, inp, width, height):
+    tile = cuda.shared.array((TILE, TILE_PADDED), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    x = cuda.blockIdx.x * TILE + tx
+    y = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, ROWS_PER_PASS):
+        if x < width and y + j < height:
+            tile[ty + j, tx] = inp[(y + j) * width + x]
+    cuda.syncthreads()
+    x = cuda.blockIdx.y * TILE + tx
+    y = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, ROWS_PER_PASS):
+        if x < height and y + j < width:
+            out[(y + j) * height + x] = tile[tx, ty + j]
+
+
+@cuda.jit
+def convolve_rows(out, inp, width):
+    flt = cuda.const.array_like(FILTER)
+    tile = cuda.shared.array(CONV_ROW_TILE, float32)
+    t = cuda.threadIdx.x
+    row = cuda.blockIdx.y
+    x0 = cuda.blockIdx.x * CONV_TILE
+    j = t
+    while j < CONV_ROW_TILE:
+        x = x0 + j - RADIUS
+        tile[j] = inp[row * width + x] if x >= 0 and x < width else float32(0.0)
+        j += CONV_TILE
+    cuda.syncthreads()
+    x = x0 + t
+    if x < width:
+        acc = float32(0.0)
+        for k in range(TAPS):
+            acc += flt[k] * tile[t + k]
+        out[row * width + x] = acc
+
+
+@cuda.jit
+def convolve_cols(out, inp, width, height):
+    flt = cuda.const.array_like(FILTER)
+    tile = cuda.shared.array((COLS_X, CONV_COL_TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    x = cuda.blockIdx.x * COLS_X + tx
+    y0 = cuda.blockIdx.y * STEPS * COLS_Y  # tile row r holds image row y0 + r - COLS_Y
+    for i in range(1, STEPS + 1):
+        tile[tx, ty + i * COLS_Y] = inp[(y0 + ty + (i - 1) * COLS_Y) * width + x]
+    tile[tx, ty] = inp[(y0 + ty - COLS_Y) * width + x] if y0 > 0 else float32(0.0)
+    below = y0 + STEPS * COLS_Y + ty
+    tile[tx, ty + (STEPS + 1) * COLS_Y] = inp[below * width + x] if below < height else float32(0.0)
+    cuda.syncthreads()
+    for i in range(1, STEPS + 1):
+        r = ty + i * COLS_Y
+        acc = float32(0.0)
+        for k in range(TAPS):
+            acc += flt[k] * tile[tx, r + k - RADIUS]
+        out[(y0 + r - COLS_Y) * width + x] = acc
+
+
+@cuda.jit
+def fast_matmul(c, a, b, m, n, k):
+    # As Numba's documentation writes it, on flat row-major arrays.
+    sa = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    sb = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tmp = float32(0.0)
+    for i in range((k + TPB - 1) // TPB):
+        sa[ty, tx] = float32(0.0)
+        sb[ty, tx] = float32(0.0)
+        if y < m and tx + i * TPB < k:
+            sa[ty, tx] = a[y * k + tx + i * TPB]
+        if x < n and ty + i * TPB < k:
+            sb[ty, tx] = b[(ty + i * TPB) * n + x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sa[ty, j] * sb[j, tx]
+        cuda.syncthreads()
+    if y < m and x < n:
+        c[y * n + x] = tmp
+
+
+@cuda.jit
+def laplace(out, inp, nx, ny):
+    i, j = cuda.grid(2)
+    if i >= 1 and j >= 1 and i < nx - 1 and j < ny - 1:
+        out[j * nx + i] = float32(0.25) * (
+            inp[j * nx + i - 1] + inp[j * nx + i + 1] + inp[(j - 1) * nx + i] + inp[(j + 1) * nx + i]
+        )
+
+
+@cuda.jit
+def reduce6(out, x):
+    sdata = cuda.shared.array(BLOCK, float32)
+    tid = cuda.threadIdx.x
+    n = len(x)
+    grid_size = BLOCK * 2 * cuda.gridDim.x
+    i = cuda.blockIdx.x * BLOCK * 2 + tid
+    s = float32(0.0)
+    while i < n:
+        s += x[i]
+        if i + BLOCK < n:
+            s += x[i + BLOCK]
+        i += grid_size
+    sdata[tid] = s
+    cuda.syncthreads()
+    half = BLOCK // 2
+    while half > 32:
+        if tid < half:
+            s += sdata[tid + half]
+            sdata[tid] = s
+        cuda.syncthreads()
+        half //= 2
+    if tid < 32:
+        s += sdata[tid + 32]
+        offset = 16
+        while offset > 0:
+            s += cuda.shfl_down_sync(FULL_MASK, s, offset)
+            offset //= 2
+    if tid == 0:
+        out[cuda.blockIdx.x] = s
+
+
+@cuda.jit
+def nbody(accel, body, eps2):
+    tile = cuda.shared.array(NBODY_SHARED, float32)
+    n = len(body) // 4
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    px = py = pz = float32(0.0)
+    if i < n:
+        px = body[4 * i]
+        py = body[4 * i + 1]
+        pz = body[4 * i + 2]
+    ax = ay = az = float32(0.0)
+    for start in range(0, n, NBODY_TILE):
+        j = start + t
+        for c in range(4):
+            tile[4 * t + c] = body[4 * j + c] if j < n else float32(0.0)
+        cuda.syncthreads()
+        for k in range(NBODY_TILE):
+            dx = tile[4 * k] - px
+            dy = tile[4 * k + 1] - py
+            dz = tile[4 * k + 2] - pz
+            d2 = dx * dx + dy * dy + dz * dz + eps2
+            inv = float32(1.0) / math.sqrt(d2)
+            s = tile[4 * k + 3] * (inv * inv * inv)
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        cuda.syncthreads()
+    if i < n:
+        accel[3 * i] = ax
+        accel[3 * i + 1] = ay
+        accel[3 * i + 2] = az
+
+
+@cuda.jit
 def spin(iters):
     """The timing guard (SPEC.md, "Timing"): one thread sleeps about `iters` microseconds."""
     for _ in range(iters):
@@ -268,4 +450,12 @@ KERNELS = {
     "softmax_rows": (softmax, ("out", "x", "cols")),
     "jacobi_2d": (jacobi, ("out", "in", "n")),
     "black_scholes": (black_scholes, ("call", "put", "s", "x", "t", "r", "v")),
+    "vector_add": (vector_add, ("c", "a", "b")),
+    "transpose_coalesced": (transpose_coalesced, ("out", "in", "width", "height")),
+    "convolve_rows": (convolve_rows, ("out", "in", "width")),
+    "convolve_cols": (convolve_cols, ("out", "in", "width", "height")),
+    "fast_matmul": (fast_matmul, ("c", "a", "b", "m", "n", "k")),
+    "laplace": (laplace, ("out", "in", "nx", "ny")),
+    "reduce6": (reduce6, ("out", "x")),
+    "nbody": (nbody, ("accel", "body", "eps2")),
 }

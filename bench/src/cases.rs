@@ -19,35 +19,35 @@ use crate::suite::{
 use crate::Row;
 
 /// Writes the Numba driver's inputs for a case, given Cuprum's output.
-type NumbaDir<'a, R> = &'a dyn Fn(&R) -> Result<DataDir, String>;
+pub(crate) type NumbaDir<'a, R> = &'a dyn Fn(&R) -> Result<DataDir, String>;
 
 /// A case of the suite: builds, checks and times one kernel.
-type CaseFn = fn(&Ctx, Option<&mut Numba>) -> Result<Vec<Row>, String>;
+pub(crate) type CaseFn = fn(&Ctx, Option<&mut Numba>) -> Result<Vec<Row>, String>;
 
-fn err(e: cuprum::Error) -> String {
+pub(crate) fn err(e: cuprum::Error) -> String {
     e.to_string()
 }
 
-fn gpu<T: Element>(b: &DeviceBuffer<T>) -> &CudaSlice<T> {
+pub(crate) fn gpu<T: Element>(b: &DeviceBuffer<T>) -> &CudaSlice<T> {
     b.cuda_slice().expect("the bench runs on a GPU")
 }
 
-fn gpu_mut<T: Element>(b: &mut DeviceBuffer<T>) -> &mut CudaSlice<T> {
+pub(crate) fn gpu_mut<T: Element>(b: &mut DeviceBuffer<T>) -> &mut CudaSlice<T> {
     b.cuda_slice_mut().expect("the bench runs on a GPU")
 }
 
 /// Pushes a read-only slice as the references take it: pointer, then `u64` length.
-fn push_in<'a, T>(b: &mut LaunchArgs<'a>, s: &'a CudaSlice<T>, len: &'a u64) {
+pub(crate) fn push_in<'a, T>(b: &mut LaunchArgs<'a>, s: &'a CudaSlice<T>, len: &'a u64) {
     b.arg(s).arg(len);
 }
 
 /// Pushes a written slice: pointer, then `u64` length.
-fn push_out<'a, T>(b: &mut LaunchArgs<'a>, s: &'a mut CudaSlice<T>, len: &'a u64) {
+pub(crate) fn push_out<'a, T>(b: &mut LaunchArgs<'a>, s: &'a mut CudaSlice<T>, len: &'a u64) {
     b.arg(s).arg(len);
 }
 
 /// Copies `src` over `dst` on the device (not timed).
-fn copy<T: Element>(
+pub(crate) fn copy<T: Element>(
     ctx: &Ctx,
     src: &DeviceBuffer<T>,
     dst: &RefCell<DeviceBuffer<T>>,
@@ -57,12 +57,12 @@ fn copy<T: Element>(
         .map_err(|e| format!("restoring a buffer: {e}"))
 }
 
-fn read<T: Element>(ctx: &Ctx, b: &RefCell<DeviceBuffer<T>>) -> Result<Vec<T>, String> {
+pub(crate) fn read<T: Element>(ctx: &Ctx, b: &RefCell<DeviceBuffer<T>>) -> Result<Vec<T>, String> {
     ctx.stream.to_host(&*b.borrow()).map_err(err)
 }
 
 /// `|got - want| <= atol + rtol * |want|` at each of `indices` (NaN fails).
-fn close(
+pub(crate) fn close(
     got: &[f32],
     want: impl Fn(usize) -> f64,
     indices: impl Iterator<Item = usize>,
@@ -81,7 +81,7 @@ fn close(
 }
 
 /// Equal element for element.
-fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), String> {
+pub(crate) fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} elements, expected {}", got.len(), want.len()));
     }
@@ -95,7 +95,7 @@ fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), St
 }
 
 /// Checks the contenders, sets Numba up, and times the case.
-fn finish<R>(
+pub(crate) fn finish<R>(
     ctx: &Ctx,
     mut case: Case,
     reset: &mut dyn FnMut() -> Result<(), String>,
@@ -104,18 +104,25 @@ fn finish<R>(
     numba: Option<(&mut Numba, NumbaDir<R>)>,
 ) -> Result<Vec<Row>, String> {
     let cuprum_out = check_contenders(ctx, case.name, &mut *case.launch, reset, read, check)?;
+    // A Numba failure empties only its column: the other contenders are still timed.
     let numba = match numba {
-        Some((nb, dir)) => {
-            nb.setup(case.name, &dir(&cuprum_out)?)?;
-            Some(nb)
-        }
+        Some((nb, dir)) => match nb.setup(case.name, &dir(&cuprum_out)?) {
+            Ok(()) => Some(nb),
+            Err(e) => {
+                eprintln!(
+                    "bench {}: Numba FAILED, its column stays empty: {e}",
+                    case.name
+                );
+                None
+            }
+        },
         None => None,
     };
     measure(ctx, &mut case, numba)
 }
 
 /// The Numba half of `finish`'s arguments, when Numba runs.
-fn with<'a, R>(
+pub(crate) fn with<'a, R>(
     numba: Option<&'a mut Numba>,
     dir: &'a dyn Fn(&R) -> Result<DataDir, String>,
 ) -> Option<(&'a mut Numba, NumbaDir<'a, R>)> {
@@ -141,6 +148,7 @@ pub fn reduce_sum_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
         name: "reduce_sum",
         unit: "GB/s",
         amount: 4.0 * n as f64,
+        bytes: 4.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *out.borrow_mut();
             match who {
@@ -197,6 +205,7 @@ pub fn histogram_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, 
         name: "histogram",
         unit: "GB/s",
         amount: 4.0 * n as f64,
+        bytes: 4.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *bins.borrow_mut();
             match who {
@@ -250,6 +259,7 @@ pub fn transpose_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, 
         name: "transpose",
         unit: "GB/s",
         amount: 8.0 * n as f64,
+        bytes: 8.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *out.borrow_mut();
             match who {
@@ -325,6 +335,7 @@ pub fn sgemm_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, Stri
         name: "sgemm_tiled",
         unit: "GFLOP/s",
         amount: 2.0 * mu as f64 * nu as f64 * ku as f64,
+        bytes: 4.0 * (mu * ku + ku * nu + mu * nu) as f64,
         launch: Box::new(|who| {
             let o = &mut *c.borrow_mut();
             match who {
@@ -408,6 +419,7 @@ pub fn block_scan_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>,
         name: "block_scan",
         unit: "GB/s",
         amount: 8.0 * n as f64,
+        bytes: 8.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *out.borrow_mut();
             match who {
@@ -468,6 +480,7 @@ pub fn softmax_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, St
         name: "softmax_rows",
         unit: "GB/s",
         amount: 8.0 * n as f64,
+        bytes: 8.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *out.borrow_mut();
             match who {
@@ -527,6 +540,7 @@ pub fn jacobi_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Row>, Str
         name: "jacobi_2d",
         unit: "GB/s",
         amount: 8.0 * n as f64,
+        bytes: 8.0 * n as f64,
         launch: Box::new(|who| {
             let o = &mut *out.borrow_mut();
             match who {
@@ -613,6 +627,7 @@ pub fn black_scholes_case(ctx: &Ctx, numba: Option<&mut Numba>) -> Result<Vec<Ro
         name: "black_scholes",
         unit: "GB/s",
         amount: 20.0 * n as f64,
+        bytes: 20.0 * n as f64,
         launch: Box::new(|who| {
             let (c, p) = (&mut *call.borrow_mut(), &mut *put.borrow_mut());
             match who {

@@ -53,7 +53,7 @@ pub fn child() -> Result<(), String> {
     print(
         "saxpy",
         time_two(
-            || crate::saxpy::saxpy::launch(&s, LaunchConfig::new(4, 256), &mut out, &x, 1.5),
+            || saxpy::launch(&s, LaunchConfig::new(4, 256), &mut out, &x, 1.5),
             &s,
         )?,
     );

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use cuprum::prelude::*;
 
-use crate::saxpy::saxpy;
+use crate::kernels::saxpy;
 use crate::timing::median;
 use crate::Row;
 

@@ -20,6 +20,7 @@ mod nvcc;
 mod saxpy;
 mod suite;
 mod timing;
+mod user_cases;
 
 use std::process::ExitCode;
 
@@ -36,6 +37,8 @@ pub struct Row {
     ratio: Option<f64>,
     /// `value` over Numba's, the same way; `None` where Numba did not run.
     vs_numba: Option<f64>,
+    /// Bytes read and written per second (10^9), where the row is a kernel's throughput.
+    gbs: Option<f64>,
 }
 
 impl Row {
@@ -54,6 +57,7 @@ impl Row {
             unit,
             ratio: reference.map(|r| value / r),
             vs_numba: numba.map(|n| value / n),
+            gbs: (unit == "GB/s").then_some(value),
         }
     }
 }
@@ -62,7 +66,8 @@ fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "—".into(), |r| format!("{r:.3}"))
 }
 
-/// The eight kernels after saxpy (bench/SPEC.md), each on its own: one that fails is
+/// The device-to-device copy (the bandwidth column's reference), then the kernels after
+/// saxpy (bench/SPEC.md), each on its own: one that fails is
 /// reported and the rest still run. Returns the throughput rows and whether any kernel
 /// failed.
 fn suite_rows(
@@ -80,10 +85,32 @@ fn suite_rows(
         rounds,
     };
     let (mut rows, mut failed) = (Vec::new(), false);
-    for (name, case) in cases::CASES {
+    match timing::copy_gbs(&stream, &guard, rounds) {
+        Ok(gbs) => rows.push(Row::new(
+            timing::COPY,
+            "cudaMemcpy D2D",
+            gbs,
+            "GB/s",
+            None,
+            None,
+        )),
+        Err(e) => {
+            eprintln!("bench {}: FAILED: {e}", timing::COPY);
+            failed = true;
+        }
+    }
+    for (name, case) in cases::CASES.iter().chain(&user_cases::CASES) {
         let t = std::time::Instant::now();
         match case(&ctx, numba.as_deref_mut()) {
-            Ok(r) => rows.extend(r),
+            Ok(r) => {
+                // As it comes, so that a run cut short still reports what it measured.
+                let line: Vec<String> = r
+                    .iter()
+                    .map(|r| format!("{} {:.1}", r.contender, r.value))
+                    .collect();
+                eprintln!("bench {name}: {} ({})", line.join(", "), r[0].unit);
+                rows.extend(r);
+            }
             Err(e) => {
                 eprintln!("bench {name}: FAILED: {e}");
                 failed = true;
@@ -214,17 +241,28 @@ fn main() -> ExitCode {
             failed = true;
         }
     }
-    println!("\n| kernel | contender | value | unit | ratio to reference | vs Numba |");
-    println!("| --- | --- | ---: | --- | ---: | ---: |");
+    // The bandwidth column: each kernel's bytes read and written per second over the
+    // device-to-device copy's, measured in this run.
+    let copy = rows
+        .iter()
+        .find(|r| r.kernel == timing::COPY)
+        .map(|r| r.value);
+    println!(
+        "\n| kernel | contender | value | unit | ratio to reference | vs Numba | GB/s moved | of D2D copy |"
+    );
+    println!("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |");
     for r in &rows {
+        let of_copy = r.gbs.zip(copy).map(|(g, c)| g / c);
         println!(
-            "| {} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {} | {:.2} | {} | {} | {} | {} | {} |",
             r.kernel,
             r.contender,
             r.value,
             r.unit,
             ratio(r.ratio),
-            ratio(r.vs_numba)
+            ratio(r.vs_numba),
+            r.gbs.map_or_else(|| "—".into(), |g| format!("{g:.0}")),
+            ratio(of_copy)
         );
     }
     if failed {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaFunction};
 
 /// Finds `nvcc`: `PATH`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`.
-fn nvcc() -> Result<PathBuf, String> {
+pub fn nvcc() -> Result<PathBuf, String> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(path) = std::env::var_os("PATH") {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join("nvcc")));

@@ -8,25 +8,10 @@ use std::time::Instant;
 use cudarc::driver::{LaunchConfig as CudaConfig, PushKernelArg};
 use cuprum::prelude::*;
 
+use crate::kernels::{saxpy, saxpy_unchecked};
 use crate::numba::{self, DataDir, Numba};
 use crate::timing::{device_ms, median, Guard};
 use crate::{nvcc, Row};
-
-#[kernel]
-pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) {
-    let i = gpu::global_id_x();
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
-
-#[kernel(unchecked)]
-pub fn saxpy_unchecked(y: &mut [f32], x: &[f32], a: f32) {
-    let i = gpu::global_id_x();
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
 
 const BLOCK: u32 = 256;
 

@@ -94,6 +94,9 @@ pub struct Case<'a> {
     pub unit: &'static str,
     /// Bytes (or floating-point operations) per launch, as SPEC.md counts them.
     pub amount: f64,
+    /// Bytes read and written per launch, as SPEC.md counts them (each input read once, each
+    /// output written once): the bandwidth column.
+    pub bytes: f64,
     /// Launches one contender's kernel on the case's buffers.
     pub launch: Box<dyn FnMut(Who) -> cuprum::Result<()> + 'a>,
     /// Resets what the kernel updates in place, before each timed launch (not timed).
@@ -164,6 +167,9 @@ pub fn measure(
         .map(|(who, v)| Row::new(name, who.label(), v, case.unit, Some(r), nb))
         .collect();
     rows.extend(nb.map(|nb| Row::new(name, "Numba", nb, case.unit, Some(r), Some(nb))));
+    for row in &mut rows {
+        row.gbs = Some(row.value * case.bytes / case.amount);
+    }
     Ok(rows)
 }
 

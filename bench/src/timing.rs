@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig as CudaConfig, PushKernelArg};
+use cuprum::prelude::*;
 use cuprum::{Error, Stream};
 
 use crate::nvcc;
@@ -84,4 +85,42 @@ pub fn median(samples: &mut [f64]) -> f64 {
     } else {
         (samples[n / 2 - 1] + samples[n / 2]) / 2.0
     }
+}
+
+/// The bandwidth column's reference row.
+pub const COPY: &str = "device-to-device copy";
+
+/// GB/s of a 512 MiB device-to-device copy (`cudaMemcpy`, the driver's copy engine path),
+/// counting bytes read and written: after a guard, between events, median of `rounds` after 5
+/// warm-ups. The ceiling the bandwidth column compares each kernel with.
+pub fn copy_gbs(stream: &Stream, guard: &Guard, rounds: usize) -> Result<f64, String> {
+    let n = 1usize << 27;
+    let mut rng = fastrand::Rng::new();
+    let data: Vec<f32> = (0..n).map(|_| 0.5 + rng.f32()).collect();
+    let err = |e: cuprum::Error| e.to_string();
+    let src = stream.to_device(&data).map_err(err)?;
+    let mut dst = stream.alloc_zeros::<f32>(n).map_err(err)?;
+    let cuda = stream.cuda_stream().expect("the bench runs on a GPU");
+    let mut ms = Vec::new();
+    for round in 0..rounds + 5 {
+        let t = device_ms(stream, guard, || {
+            let (s, d) = (src.cuda_slice(), dst.cuda_slice_mut());
+            let (Some(s), Some(d)) = (s, d) else {
+                return Err(Error::LaunchConfig("the copy needs GPU buffers".into()));
+            };
+            cuda.memcpy_dtod(s, d).map_err(|source| Error::Driver {
+                op: "a device-to-device copy",
+                source,
+            })
+        })
+        .map_err(err)?;
+        if round >= 5 {
+            ms.push(t);
+        }
+    }
+    let back = stream.to_host(&dst).map_err(err)?;
+    if back != data {
+        return Err("the device-to-device copy is wrong".into());
+    }
+    Ok(2.0 * 4.0 * n as f64 / (median(&mut ms) * 1e-3) / 1e9)
 }

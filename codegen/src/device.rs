@@ -94,18 +94,53 @@ fn is_never_device(path: &syn::Path) -> bool {
         || matches!(segs.as_slice(), [one] if matches!(one.as_str(), "Some" | "None" | "Ok" | "Err"))
 }
 
+/// Whether a path written as a call argument may name a `#[device]` function passed by name:
+/// its last segment is a lower-case name (so not a constant, a type or an enum variant) and it
+/// is not a `cuprum::gpu` function, a scalar type's item, `self` or a path that can never be a
+/// device function.
+fn may_name_function(path: &syn::Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    let first = path.segments[0].ident.to_string();
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && first != "Self"
+        && !(path.segments.len() == 1 && first == "self")
+        && Scalar::from_name(&first).is_none()
+        && !is_gpu_call(path)
+        && !is_never_device(path)
+}
+
 /// The distinct call paths in `item`'s body that need a `#[device]` function: everything
 /// called by path that is not a `cuprum::gpu` function, a scalar type's function, a
 /// parameter (a local value, which the checker reports) or a path that cannot be a device
 /// function (see `is_never_device`).
 pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
-    struct Calls(Vec<syn::Path>, Vec<String>);
+    /// Call paths; names bound to closures; paths passed as call arguments (functions passed
+    /// by name, `apply(x, square)`); every name a pattern binds.
+    struct Calls(Vec<syn::Path>, Vec<String>, Vec<syn::Path>, Vec<String>);
     impl<'ast> Visit<'ast> for Calls {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.3.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+
         // `let f = |..| ..;`: calls of `f` call the closure.
+        // `let f = square;`: `square` may be a function named by `f`, and calls of `f` call it.
         fn visit_local(&mut self, l: &'ast syn::Local) {
             if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
-                if matches!(&*init.expr, syn::Expr::Closure(_)) {
-                    self.1.push(pi.ident.to_string());
+                match &*init.expr {
+                    syn::Expr::Closure(_) => self.1.push(pi.ident.to_string()),
+                    syn::Expr::Path(p) if p.qself.is_none() && may_name_function(&p.path) => {
+                        self.1.push(pi.ident.to_string());
+                        let mut path = p.path.clone();
+                        for seg in &mut path.segments {
+                            seg.arguments = syn::PathArguments::None;
+                        }
+                        self.2.push(path);
+                    }
+                    _ => {}
                 }
             }
             syn::visit::visit_local(self, l);
@@ -118,6 +153,26 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             }
             while let syn::Expr::Group(g) = f {
                 f = &g.expr;
+            }
+            for a in &c.args {
+                let mut a = a;
+                loop {
+                    match a {
+                        syn::Expr::Reference(r) => a = &r.expr,
+                        syn::Expr::Paren(p) => a = &p.expr,
+                        syn::Expr::Group(g) => a = &g.expr,
+                        _ => break,
+                    }
+                }
+                if let syn::Expr::Path(p) = a {
+                    if p.qself.is_none() && may_name_function(&p.path) {
+                        let mut path = p.path.clone();
+                        for seg in &mut path.segments {
+                            seg.arguments = syn::PathArguments::None;
+                        }
+                        self.2.push(path);
+                    }
+                }
             }
             if let syn::Expr::Path(p) = f {
                 let first_is_scalar = p
@@ -170,8 +225,19 @@ pub fn device_calls(item: &syn::ItemFn) -> Vec<syn::Path> {
             _ => None,
         })
         .collect();
-    let mut calls = Calls(Vec::new(), Vec::new());
+    let mut calls = Calls(Vec::new(), Vec::new(), Vec::new(), Vec::new());
     calls.visit_block(&item.block);
+    // A name passed as an argument that no pattern of the body binds may be a function passed
+    // by name: its bundle is collected like a call's.
+    let bound = std::mem::take(&mut calls.3);
+    for p in std::mem::take(&mut calls.2) {
+        let local = p
+            .get_ident()
+            .is_some_and(|i| bound.contains(&i.to_string()));
+        if !local && !calls.0.iter().any(|q| path_key(q) == path_key(&p)) {
+            calls.0.push(p);
+        }
+    }
     let closures = std::mem::take(&mut calls.1);
     calls.0.retain(|p| {
         !p.get_ident()

@@ -2,38 +2,61 @@
 //! (`check`) → LLVM IR (`lower`) → PTX (`emit`), plus the same IR as host Rust for the CPU
 //! simulator (`sim`).
 //!
-//! The proc-macro crate is a thin shell over [`compile_kernel`]; everything here can be unit
-//! tested without `proc_macro`. Errors are `syn::Error`s at the user's spans, several combined
-//! into one.
+//! The proc-macro crate reaches it through one entry point for compiling, [`build`] (a
+//! kernel's source, its options and the [`Toolchain`] in, one typed [`Artifact`] out), and
+//! the front end that reads what users write before compiling: [`KernelOptions`] (the
+//! attribute), [`launch`] (the syntax of `launch!`), [`device`] (`#[device]` bundles),
+//! [`consts`] (a module's items), [`check_nesting`] and [`check_device_in`]. The other modules
+//! are public only for this crate's tests and tools (hidden from the docs, no stability
+//! promise); `tests/architecture.rs` keeps the macro crate to the list above. Everything here
+//! can be tested without `proc_macro`. Errors are `syn::Error`s at the user's spans, several
+//! combined into one.
 
 #![deny(missing_docs)]
 
-pub mod check;
+mod artifact;
 pub mod consts;
 pub mod device;
-pub mod emit;
-pub mod format;
-pub mod ir;
 pub mod launch;
-pub mod libdevice;
-pub mod lower;
-pub mod options;
-pub mod param_space;
-pub mod passes;
-pub mod print;
-pub mod sass;
-pub mod sim;
-pub mod target;
-pub mod ty;
-pub mod verify;
-pub mod walk;
+
+/// Declares the compiler's internal modules: public only for this crate's tests and tools,
+/// hidden from the docs.
+macro_rules! internal {
+    ($($m:ident),* $(,)?) => {
+        $(#[doc(hidden)] pub mod $m;)*
+    };
+}
+
+internal!(
+    check,
+    emit,
+    format,
+    ir,
+    libdevice,
+    lower,
+    options,
+    param_space,
+    passes,
+    print,
+    sass,
+    sim,
+    target,
+    ty,
+    verify,
+    walk,
+);
 
 use inkwell::context::Context;
 
+pub use artifact::{
+    build, Artifact, Build, ItemUse, ItemValue, Sim, Site, StructLayout, Toolchain, SIM_BODY,
+};
+pub use check::{check_device_in, check_nesting};
 pub use cuprum_toolkit as toolkit;
 pub use ir::Program;
-pub use options::KernelOptions;
+pub use options::{InstanceArg, KernelOptions};
 pub use target::Target;
+pub use ty::Scalar;
 
 /// A compiled kernel.
 #[derive(Debug)]
@@ -46,9 +69,6 @@ pub struct CompiledKernel {
     pub program: Program,
     /// The target the PTX is for.
     pub target: Target,
-    /// Cubins assembled ahead of time, by compute capability (see [`sass`]); filled by the
-    /// caller, empty from [`compile`].
-    pub sass: Vec<(u32, Vec<u8>)>,
     /// For a kernel with `debug_assert*!`: the PTX without them (`ptx` has them), which a
     /// crate built without debug assertions loads.
     pub release: Option<Release>,
@@ -59,8 +79,6 @@ pub struct CompiledKernel {
 pub struct Release {
     /// The PTX text.
     pub ptx: String,
-    /// Its cubins, as [`CompiledKernel::sass`].
-    pub sass: Vec<(u32, Vec<u8>)>,
 }
 
 /// What to compile: a kernel, the device functions its calls resolve to, and for a generic
@@ -101,11 +119,27 @@ pub fn compile_kernel(
     compile(&KernelSource::plain(item), options, default_target)
 }
 
-/// Checks, lowers and emits a kernel. `default_target` applies unless the kernel names one.
+/// Checks, lowers and emits a kernel with this process's toolchain ([`Toolchain::search`]).
+/// `default_target` applies unless the kernel names one.
 pub fn compile(
     source: &KernelSource,
     options: &KernelOptions,
     default_target: &Target,
+) -> Result<CompiledKernel, syn::Error> {
+    let toolchain = Toolchain {
+        target: default_target.clone(),
+        ..Toolchain::search()
+    };
+    compile_with(source, options, &toolchain)
+}
+
+/// Checks, lowers and emits a kernel for `toolchain` (whose target applies unless the kernel
+/// names one). The macro crate calls [`build`], which also assembles cubins and gathers what
+/// the expansion prints.
+pub fn compile_with(
+    source: &KernelSource,
+    options: &KernelOptions,
+    toolchain: &Toolchain,
 ) -> Result<CompiledKernel, syn::Error> {
     let item = source.item;
     let mut program = check::check_kernel_in(
@@ -122,17 +156,17 @@ pub fn compile(
     let target = options
         .target
         .clone()
-        .unwrap_or_else(|| default_target.clone());
+        .unwrap_or_else(|| toolchain.target.clone());
     param_space::check(item, &program, options, &target)?;
-    let ptx = lower_and_emit(&program, options, &name, &target, item)?;
+    let libdevice = toolchain.libdevice.as_deref();
+    let ptx = lower_and_emit(&program, options, &name, &target, item, libdevice)?;
     let release = if program.has_debug_assertions() {
         let without = KernelOptions {
             debug_assertions: false,
             ..options.clone()
         };
         Some(Release {
-            ptx: lower_and_emit(&program, &without, &name, &target, item)?,
-            sass: Vec::new(),
+            ptx: lower_and_emit(&program, &without, &name, &target, item, libdevice)?,
         })
     } else {
         None
@@ -142,7 +176,6 @@ pub fn compile(
         ptx,
         program,
         target,
-        sass: Vec::new(),
         release,
     })
 }
@@ -170,12 +203,13 @@ fn lower_and_emit(
     name: &str,
     target: &Target,
     item: &syn::ItemFn,
+    libdevice: Option<&std::path::Path>,
 ) -> Result<String, syn::Error> {
     let ctx = Context::create();
     let lowered = lower::lower_program(&ctx, program, options, name);
     if let Some((_, span)) = lowered.libdevice_uses.first() {
-        let path = libdevice::find().ok_or_else(|| syn::Error::new(*span, libdevice::MISSING))?;
-        libdevice::link(&ctx, &lowered.module, &path)
+        let path = libdevice.ok_or_else(|| syn::Error::new(*span, libdevice::MISSING))?;
+        libdevice::link(&ctx, &lowered.module, path)
             .map_err(|e| internal_error(&item.sig.ident, &e))?;
     }
     emit::emit_ptx(&lowered.module, target).map_err(|e| internal_error(&item.sig.ident, &e))

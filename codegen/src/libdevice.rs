@@ -1,10 +1,10 @@
 //! libdevice, NVIDIA's bitcode library of math functions (`__nv_expf`, ...): where to find
 //! it and how it is linked into a kernel that calls it.
 //!
-//! Where it is searched: [`crate::toolkit`].
+//! Where it is searched: [`crate::toolkit`]; which file a compilation links is the
+//! [`Toolchain`](crate::Toolchain)'s.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -13,30 +13,6 @@ use inkwell::values::BasicValue;
 
 /// The message when a kernel needs libdevice and it is not installed.
 pub const MISSING: &str = "this math function needs NVIDIA's libdevice (libdevice.10.bc), which was not found; install it with `pip install nvidia-cuda-nvcc-cu12` (scripts/setup.sh does), or set CUPRUM_LIBDEVICE to the file";
-
-static HINT: OnceLock<&'static str> = OnceLock::new();
-
-/// Where the caller's build script found libdevice (the macro crate's does): tried before the
-/// search, so that expanding kernels starts no python3 process. Ignored when
-/// `CUPRUM_LIBDEVICE` is set or the file is gone; only the first call counts.
-pub fn set_hint(path: &'static str) {
-    let _ = HINT.set(path);
-}
-
-/// The path of libdevice, found once per process.
-pub fn find() -> Option<PathBuf> {
-    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let env_set = std::env::var_os("CUPRUM_LIBDEVICE").is_some();
-            HINT.get()
-                .filter(|h| !env_set && !h.is_empty())
-                .map(PathBuf::from)
-                .filter(|p| p.is_file())
-                .or_else(crate::toolkit::libdevice)
-        })
-        .clone()
-}
 
 /// Links libdevice into `module` and makes its functions internal, so that optimisation keeps
 /// only what the kernel calls (and inlines it).

@@ -120,19 +120,26 @@ impl Default for KernelOptions {
     }
 }
 
-/// Every attribute name, for suggestions.
-const NAMES: &[&str] = &[
-    "unchecked",
-    "fastmath",
-    "max_threads",
-    "min_blocks",
-    "block",
-    "target",
-    "cooperative",
+/// Every attribute: its name (for suggestions) and how it is written (for error messages).
+const ATTRIBUTES: &[(&str, &str)] = &[
+    ("unchecked", "`unchecked`"),
+    ("fastmath", "`fastmath`"),
+    ("max_threads", "`max_threads = N`"),
+    ("min_blocks", "`min_blocks = N`"),
+    ("block", "`block = (X, Y, Z)`"),
+    ("target", "`target = \"sm_XX\"`"),
+    ("instances", "`instances(f32, f64)`"),
+    ("cooperative", "`cooperative`"),
 ];
 
-/// Every attribute name, for error messages.
-const KNOWN: &str = "`unchecked`, `fastmath`, `max_threads = N`, `min_blocks = N`, `block = (X, Y, Z)`, `target = \"sm_XX\"`, `instances(f32, f64)`, `cooperative`";
+/// Every attribute as it is written, for error messages.
+fn attribute_list() -> String {
+    ATTRIBUTES
+        .iter()
+        .map(|(_, usage)| *usage)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 impl KernelOptions {
     /// Parses the tokens inside `#[kernel(...)]`. Every problem is reported, at its own span.
@@ -253,11 +260,15 @@ impl KernelOptions {
                     let shown = quote::ToTokens::to_token_stream(&meta.path)
                         .to_string()
                         .replace(' ', "");
-                    let hint = match crate::check::closest(&shown, NAMES.iter().copied()) {
+                    let known = attribute_list();
+                    let hint = match crate::check::closest(
+                        &shown,
+                        ATTRIBUTES.iter().map(|(name, _)| *name),
+                    ) {
                         Some(near) => {
-                            format!("did you mean `{near}`? Kernel attributes are {KNOWN}")
+                            format!("did you mean `{near}`? Kernel attributes are {known}")
                         }
-                        None => format!("expected {KNOWN}"),
+                        None => format!("expected {known}"),
                     };
                     push(syn::Error::new_spanned(
                         &meta.path,
@@ -383,6 +394,31 @@ mod tests {
         assert!(msgs[0].contains("unknown kernel attribute `fast`"));
         assert!(msgs[1].contains("between 1 and 1024"));
         assert!(msgs[2].contains("unknown GPU target"));
+    }
+
+    /// Every attribute the parser takes is suggested for a near miss, `instances` too.
+    #[test]
+    fn near_misses_of_every_attribute_are_suggested() {
+        for (name, _) in ATTRIBUTES {
+            let mut miss = name.to_string();
+            miss.pop();
+            let tokens: TokenStream = format!("{miss}(f32)").parse().unwrap();
+            let e = KernelOptions::parse(tokens).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("did you mean `{name}`?")),
+                "{miss}: {e}"
+            );
+            let parsed_alone: TokenStream = match *name {
+                "max_threads" | "min_blocks" => format!("{name} = 2"),
+                "target" => format!("{name} = \"sm_90\""),
+                "block" => format!("{name} = (32, 8)"),
+                "instances" => format!("{name}(f32)"),
+                _ => name.to_string(),
+            }
+            .parse()
+            .unwrap();
+            assert!(KernelOptions::parse(parsed_alone).is_ok(), "{name}");
+        }
     }
 
     #[test]

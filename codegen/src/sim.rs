@@ -98,8 +98,21 @@ pub fn site_location(span: Span) -> TokenStream {
     }
 }
 
+/// The one door of emitted code into the runtime: every path the simulator's code names
+/// starts at `::cuprum::__private` (the macros build theirs the same way).
+fn private() -> TokenStream {
+    quote!(::cuprum::__private)
+}
+
+/// The simulator's runtime, `::cuprum::__private::sim`.
+fn rt() -> TokenStream {
+    let private = private();
+    quote!(#private::sim)
+}
+
 /// Emits the simulator body of `program`'s kernel as a function named `name`.
 pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
+    let rt = rt();
     let mut e = Emitter {
         f: &program.kernel,
         program,
@@ -116,7 +129,7 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
             let ret = sim_type(&f.ret);
             let fname = device_fn_name(i);
             quote! {
-                fn #fname(__t: &::cuprum::gpu::sim::Thread, #(#params),*) -> ::core::result::Result<#ret, ::cuprum::gpu::sim::Stop> {
+                fn #fname(__t: &#rt::Thread, #(#params),*) -> ::core::result::Result<#ret, #rt::Stop> {
                     ::core::result::Result::Ok(#body)
                 }
             }
@@ -129,8 +142,8 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
     let count = locs.len();
     quote! {
         #[allow(unused, unused_mut, unused_parens, unused_braces, unused_labels, unreachable_code, non_snake_case, clippy::all)]
-        fn #name(__t: &::cuprum::gpu::sim::Thread, #(#params),*) -> ::core::result::Result<(), ::cuprum::gpu::sim::Stop> {
-            static __CUPRUM_LOCS: [::cuprum::gpu::sim::Loc; #count] = [#(#locs),*];
+        fn #name(__t: &#rt::Thread, #(#params),*) -> ::core::result::Result<(), #rt::Stop> {
+            static __CUPRUM_LOCS: [#rt::Loc; #count] = [#(#locs),*];
             #(#devices)*
             #body;
             ::core::result::Result::Ok(())
@@ -180,6 +193,7 @@ fn struct_member(d: &crate::ty::StructDef, k: u32) -> syn::Member {
 
 /// The Rust type of a value of `ty` in the simulator.
 fn sim_type(ty: &Ty) -> TokenStream {
+    let (private, rt) = (private(), rt());
     match ty {
         Ty::Unit | Ty::Never => quote!(()),
         Ty::Scalar(s) => {
@@ -198,16 +212,16 @@ fn sim_type(ty: &Ty) -> TokenStream {
         Ty::Slice { elem, mutable } => {
             let e = scalar_ident(*elem);
             if *mutable {
-                quote!(::cuprum::gpu::sim::SimSliceMut<#e>)
+                quote!(#rt::SimSliceMut<#e>)
             } else {
-                quote!(::cuprum::gpu::sim::SimSlice<#e>)
+                quote!(#rt::SimSlice<#e>)
             }
         }
         Ty::Shared { elem, .. } => {
             let e = scalar_ident(*elem);
-            quote!(::cuprum::gpu::sim::SharedArray<#e>)
+            quote!(#rt::SharedArray<#e>)
         }
-        Ty::Dim3 => quote!(::cuprum::gpu::Dim3),
+        Ty::Dim3 => quote!(#private::Dim3),
         // The user's own struct: the simulator runs in the module that defines it.
         Ty::Struct(d) => {
             let name = Ident::new(&d.name, Span::call_site());
@@ -310,10 +324,10 @@ impl Emitter<'_> {
 
     /// A `&'static Loc` for a check at `span`.
     fn loc(&mut self, span: Span) -> TokenStream {
+        let rt = rt();
         let k = self.locs.len();
         let at = site_location(span);
-        self.locs
-            .push(quote_spanned!(span=> ::cuprum::gpu::sim::Loc { #at }));
+        self.locs.push(quote_spanned!(span=> #rt::Loc { #at }));
         quote!(&__CUPRUM_LOCS[#k])
     }
 
@@ -728,6 +742,7 @@ impl Emitter<'_> {
         span: Span,
     ) -> TokenStream {
         let _ = site;
+        let rt = rt();
         if s.is_int() {
             let rs = match r_ty {
                 Ty::Scalar(rs) => *rs,
@@ -739,11 +754,11 @@ impl Emitter<'_> {
                 BinOp::Mul => quote!((#l).wrapping_mul(#r)),
                 BinOp::Div => {
                     let loc = self.loc(span);
-                    quote!(::cuprum::gpu::sim::div(__t, #l, #r, #loc)?)
+                    quote!(#rt::div(__t, #l, #r, #loc)?)
                 }
                 BinOp::Rem => {
                     let loc = self.loc(span);
-                    quote!(::cuprum::gpu::sim::rem(__t, #l, #r, #loc)?)
+                    quote!(#rt::rem(__t, #l, #r, #loc)?)
                 }
                 BinOp::Shl | BinOp::Shr => {
                     // The amount is converted to the left operand's type first (as the GPU
@@ -768,7 +783,7 @@ impl Emitter<'_> {
 
     fn builtin(&mut self, b: Builtin, args: &[Expr], ty: &Ty, span: Span) -> TokenStream {
         let vals: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
-        let rt = quote!(::cuprum::gpu::sim);
+        let rt = rt();
         match b {
             Builtin::ThreadIdx => quote!(__t.thread_idx()),
             Builtin::BlockIdx => quote!(__t.block_idx()),

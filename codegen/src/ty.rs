@@ -36,7 +36,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// Every scalar, in the order DESIGN §2 lists them.
+    /// Every scalar: `bool`, the signed integers, the unsigned ones, the floats.
     pub const ALL: [Scalar; 13] = [
         Scalar::Bool,
         Scalar::I8,

@@ -7,7 +7,7 @@ use cuprum_codegen::KernelOptions;
 
 #[test]
 fn transcendental_functions_link_libdevice() {
-    if cuprum_codegen::libdevice::find().is_none() {
+    if cuprum_codegen::Toolchain::search().libdevice.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
             "libdevice is required under CI (pip install nvidia-cuda-nvcc-cu12)"
@@ -30,7 +30,7 @@ fn transcendental_functions_link_libdevice() {
 
 #[test]
 fn fastmath_uses_approximate_instructions() {
-    if cuprum_codegen::libdevice::find().is_none() {
+    if cuprum_codegen::Toolchain::search().libdevice.is_none() {
         return;
     }
     let src = "fn k(o: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); if i < o.len() { o[i] = x[i].sin() / x[i].sqrt(); } }";

@@ -58,6 +58,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         ));
     }
     check_repr(item)?;
+    let rt = crate::private();
     let field_checks = tys
         .iter()
         .map(|t| quote_spanned!(t.span()=> let _: __CuprumDeviceCopyField<#t>;));
@@ -67,7 +68,7 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let sizes = tys.iter().map(|t| quote!(::core::mem::size_of::<#t>()));
     Ok(quote! {
         const _: () = {
-            struct __CuprumDeviceCopyField<T: ::cuprum::DeviceCopy>(::core::marker::PhantomData<T>);
+            struct __CuprumDeviceCopyField<T: #rt::DeviceCopy>(::core::marker::PhantomData<T>);
             #[allow(dead_code)]
             fn __cuprum_fields_are_device_copy() {
                 #(#field_checks)*
@@ -80,9 +81,9 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             // (plain data without pointers, checked by the bound above) and it has no
             // padding (the assertion above), so its bytes are all initialised and every
             // value the device writes is one of its values.
-            unsafe impl ::cuprum::DeviceCopy for #name {}
+            unsafe impl #rt::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the value's bytes as a `repr(C)` struct.
-            unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+            unsafe impl #rt::DeviceRepr for #name {}
         };
     })
 }

@@ -75,7 +75,7 @@ pub fn finish(
     let consts = crate::items::of(name, "device");
     if func.sig.generics.params.is_empty() {
         if let Err(e) = guard::run(name, || {
-            cuprum_codegen::check::check_device_in(func, &table, &consts)
+            cuprum_codegen::check_device_in(func, &table, &consts)
         }) {
             errors = e.to_compile_error();
         }
@@ -94,12 +94,13 @@ pub fn finish(
         return exported(name, &item, &bundle, errors);
     }
     let mac = format_ident!("__cuprum_device_{}", name);
+    let rt = crate::private();
     quote! {
         #errors
         #[doc(hidden)]
         #[allow(unused_macros)]
         macro_rules! #mac {
-            ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+            ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
@@ -127,6 +128,7 @@ fn exported(
             (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
         });
     let mac = format_ident!("__cuprum_device_{}_{:016x}", name, unique);
+    let rt = crate::private();
     quote! {
         #errors
         #[doc(hidden)]
@@ -134,7 +136,7 @@ fn exported(
         // The bundle is the function's source as data: its `crate::` paths are not code here.
         #[allow(clippy::crate_in_macro_def)]
         macro_rules! #mac {
-            ($($state:tt)*) => { ::cuprum::__private::collect! { $($state)* #bundle } };
+            ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]

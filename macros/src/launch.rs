@@ -23,6 +23,7 @@ fn emit(call: &LaunchCall) -> TokenStream {
         args,
         close,
     } = call;
+    let rt = crate::private();
     let shared = shared_bytes
         .as_ref()
         .map(|s| quote!(.with_shared_bytes(#s)));
@@ -35,8 +36,8 @@ fn emit(call: &LaunchCall) -> TokenStream {
     quote! {
         {
             let __cuprum_stream_owner = &#stream;
-            let __cuprum_stream: &::cuprum::Stream = ::cuprum::__private::launch_stream(#owner);
-            let __cuprum_config = ::cuprum::LaunchConfig::new(#grid, #block) #shared;
+            let __cuprum_stream: &#rt::Stream = #rt::launch_stream(#owner);
+            let __cuprum_config = #rt::LaunchConfig::new(#grid, #block) #shared;
             #kernel::__cuprum_launcher(__cuprum_stream, __cuprum_config).#method #args
         }
     }

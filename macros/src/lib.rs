@@ -13,6 +13,18 @@ mod launch;
 
 use proc_macro::TokenStream;
 
+/// The one door of generated code into the runtime: every path an expansion names starts
+/// here (`cuprum::__private`, which re-exports what expansions use), so that the contract
+/// between the macros and the runtime is that module.
+fn private() -> proc_macro2::TokenStream {
+    private_at(proc_macro2::Span::call_site())
+}
+
+/// [`private`] at `span`, for tokens that rustc may show in a diagnostic at the user's code.
+fn private_at(span: proc_macro2::Span) -> proc_macro2::TokenStream {
+    quote::quote_spanned!(span=> ::cuprum::__private)
+}
+
 /// Compiles a function to a GPU kernel at build time.
 ///
 /// `#[kernel] pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) { .. }` defines a type `saxpy`

@@ -1,8 +1,12 @@
-//! Copies into existing memory: host to device, device to host, device to device.
+//! Copies between host and device memory: into new buffers (`to_device`, `to_host`; and
+//! `alloc_zeros`), and into existing memory (host to device, device to host, device to
+//! device).
 
-use crate::buffer::{DeviceSlice, DeviceSliceMut, Repr, ReprMut};
+use cuprum_std::sim::SimBuffer;
+
+use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Repr, ReprMut};
 use crate::element::Element;
-use crate::error::{DriverContext, Error, Result};
+use crate::error::{out_of_memory, DriverContext, Error, Result};
 use crate::host_memory::{HostMemory, HostMut, HostRef};
 use crate::stream::{Stream, StreamKind};
 
@@ -19,6 +23,98 @@ fn same_len(dst: usize, src: usize) -> Result<()> {
 }
 
 impl Stream {
+    /// Copies `data` into a new device buffer.
+    ///
+    /// # Errors
+    /// Driver errors (out of memory); [`Error::Capture`] on a capture handle.
+    pub fn to_device<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        self.check_not_capturing("to_device")?;
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } if data.is_empty() => {
+                let slice = cuda
+                    .alloc_zeros::<T>(1)
+                    .during("allocating device memory")?;
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    true,
+                    self.core.device.clone(),
+                    cuda,
+                ))
+            }
+            StreamKind::Gpu { cuda, .. } => {
+                let slice = cuda.clone_htod(data).during("copying to the device")?;
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    false,
+                    self.core.device.clone(),
+                    cuda,
+                ))
+            }
+            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
+                SimBuffer::from_slice(data).map_err(|_| out_of_memory())?,
+                self.core.device.clone(),
+            )),
+        }
+    }
+
+    /// A new device buffer of `len` zeros (`len` may be 0).
+    ///
+    /// # Errors
+    /// Driver errors: out of memory, also when `len` elements' byte size overflows (the
+    /// simulator reports the same when the host cannot hold them); [`Error::Capture`] on a
+    /// capture handle.
+    pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.check_not_capturing("alloc_zeros")?;
+        // cudarc multiplies without checking; a wrapped size would be a smaller allocation.
+        if len
+            .checked_mul(std::mem::size_of::<T>())
+            .is_none_or(|bytes| bytes > isize::MAX as usize)
+        {
+            return Err(out_of_memory());
+        }
+        match &self.core.kind {
+            StreamKind::Gpu { cuda, .. } => {
+                let slice = cuda
+                    .alloc_zeros::<T>(len.max(1))
+                    .during("allocating device memory")?;
+                Ok(DeviceBuffer::gpu(
+                    slice,
+                    len == 0,
+                    self.core.device.clone(),
+                    cuda,
+                ))
+            }
+            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
+                SimBuffer::zeroed(len).map_err(|_| out_of_memory())?,
+                self.core.device.clone(),
+            )),
+        }
+    }
+
+    /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`.
+    ///
+    /// # Errors
+    /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
+    /// device; driver errors.
+    pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
+        self.check_not_capturing("to_host")?;
+        self.synchronize()?;
+        let view = src.__view();
+        self.check_device("to_host", view.device())?;
+        match (&self.core.kind, &view.repr) {
+            (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
+                view.before_use(cuda)?;
+                let out = cuda.clone_dtoh(v).during("copying to the host")?;
+                // The copy waited for writes on other streams; the data is there once it is.
+                cuda.synchronize().during("copying to the host")?;
+                Ok(out)
+            }
+            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => Ok(v.to_vec()),
+            _ => unreachable!("a device's buffers have its kind"),
+        }
+    }
+
     /// Copies host memory into an existing device buffer or view, in stream order. From
     /// ordinary memory (`&[T]`, `&Vec<T>`) the source has been read when the call returns;
     /// from a [`PinnedBuffer`](crate::PinnedBuffer) the copy is queued and the call returns

@@ -1,5 +1,6 @@
 //! `Device`: a CUDA GPU, or the CPU simulator, chosen by ordinal or by `CUPRUM_DEVICE`.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -7,7 +8,6 @@ use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::CudaContext;
 
 use crate::error::{DriverContext, Error, Result};
-use crate::stream::{Stream, StreamCore};
 
 /// A device that runs kernels: a CUDA GPU or the CPU simulator.
 ///
@@ -46,9 +46,10 @@ pub(crate) struct DeviceCore {
     pub max_threads_per_block: u32,
     pub max_block: [u32; 3],
     pub max_grid: [u32; 3],
-    pub max_shared_per_block: u32,
     pub max_shared_per_block_optin: u32,
-    default_stream: Mutex<Weak<StreamCore>>,
+    /// The default stream's shared state while a handle to it lives (a `StreamCore`, which
+    /// `stream.rs` defines above this module: see [`Device::default_stream`]).
+    pub default_stream: Mutex<Weak<dyn Any + Send + Sync>>,
     /// A second cudarc handle of the GPU's context, without event tracking, for graph
     /// capture streams (see `graph.rs`); made on first capture.
     capture_ctx: OnceLock<Arc<CudaContext>>,
@@ -143,12 +144,11 @@ impl Device {
                 attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
                 attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
             ],
-            max_shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             max_shared_per_block_optin: attr(
                 Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )?,
             kind: DeviceKind::Gpu { ctx, ordinal },
-            default_stream: Mutex::new(Weak::new()),
+            default_stream: Mutex::new(Weak::<()>::new()),
             capture_ctx: OnceLock::new(),
             sim_ordinal: 0,
         };
@@ -195,9 +195,8 @@ impl Device {
             max_threads_per_block: 1024,
             max_block: [1024, 1024, 64],
             max_grid: [i32::MAX as u32, 65535, 65535],
-            max_shared_per_block: 48 * 1024,
             max_shared_per_block_optin: 227 * 1024,
-            default_stream: Mutex::new(Weak::new()),
+            default_stream: Mutex::new(Weak::<()>::new()),
             capture_ctx: OnceLock::new(),
             sim_ordinal: ordinal,
         };
@@ -213,7 +212,7 @@ impl Device {
     /// # Errors
     /// As [`Device::gpu`] when a GPU is demanded; [`Error::BadDeviceSelector`] for an unknown
     /// `CUPRUM_DEVICE`.
-    #[allow(clippy::should_implement_trait)] // DESIGN §3 names it; it is fallible, unlike Default.
+    #[allow(clippy::should_implement_trait)] // The name users expect; it is fallible, unlike Default.
     pub fn default() -> Result<Device> {
         match std::env::var("CUPRUM_DEVICE") {
             Ok(sel) => match parse_selector(&sel)? {
@@ -262,41 +261,9 @@ impl Device {
         matches!(self.core.kind, DeviceKind::Sim)
     }
 
-    /// The device's default stream (the same one while any handle to it is alive).
-    pub fn default_stream(&self) -> Stream {
-        let mut slot = self
-            .core
-            .default_stream
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(core) = slot.upgrade() {
-            return Stream { core };
-        }
-        let stream = match &self.core.kind {
-            DeviceKind::Gpu { ctx, .. } => Stream::gpu(self.clone(), ctx.default_stream()),
-            DeviceKind::Sim => Stream::sim(self.clone()),
-        };
-        *slot = Arc::downgrade(&stream.core);
-        stream
-    }
-
-    /// A new stream: work on different streams may run concurrently (on the simulator,
-    /// launches run when they are made).
-    ///
-    /// # Errors
-    /// Driver errors.
-    pub fn new_stream(&self) -> Result<Stream> {
-        match &self.core.kind {
-            DeviceKind::Gpu { ctx, .. } => Ok(Stream::gpu(
-                self.clone(),
-                ctx.new_stream().during("creating a stream")?,
-            )),
-            DeviceKind::Sim => Ok(Stream::sim(self.clone())),
-        }
-    }
-
     /// The cudarc context, for interop (`None` for the simulator): cudarc streams and slices
-    /// made from it can be adopted with [`Stream::from_cuda_stream`] and
+    /// made from it can be adopted with
+    /// [`Stream::from_cuda_stream`](crate::Stream::from_cuda_stream) and
     /// [`DeviceBuffer::from_cuda_slice`](crate::DeviceBuffer::from_cuda_slice).
     pub fn cuda_context(&self) -> Option<&Arc<CudaContext>> {
         match &self.core.kind {

@@ -62,6 +62,9 @@ pub enum Error {
     /// A collective asked for something impossible (a rank, root or peer outside the
     /// communicator, a device twice in one communicator); refused before NCCL is called.
     Collective(String),
+    /// An argument no call can work with (a histogram's empty range, say); nothing was
+    /// launched.
+    InvalidArgument(String),
 }
 
 /// The error of an allocation that cannot be made, as the driver reports it: its byte size
@@ -139,6 +142,7 @@ impl fmt::Display for Error {
             Error::Nccl(msg) => write!(f, "NCCL: {msg}"),
             Error::Timeout(msg) => write!(f, "timed out: {msg}"),
             Error::Collective(msg) => write!(f, "invalid collective: {msg}"),
+            Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
         }
     }
 }

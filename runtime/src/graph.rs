@@ -18,16 +18,15 @@
 //! replay runs the closure again on the graph's stream.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{result, CudaGraph};
 
-use crate::buffer::{KeepAlive, RawView, RawViewMut};
-use crate::element::Element;
-use crate::error::{DriverContext, Error, Result};
-use crate::stream::{LaunchGate, Stream, StreamCore, StreamKind};
+use crate::buffer::KeepAlive;
+use crate::capture::Capture;
+use crate::error::{DriverContext, Result};
+use crate::stream::{Stream, StreamCore, StreamKind};
 
 /// A recorded sequence of kernel launches that [`Graph::launch`] replays on the stream it was
 /// captured from, with one driver call (a CUDA graph; Numba and PyTorch call this "CUDA graph
@@ -92,89 +91,6 @@ unsafe impl Send for Graph<'_> {}
 // SAFETY: `&Graph` reaches nothing but the stream, which is `Sync`.
 unsafe impl Sync for Graph<'_> {}
 
-/// `Capture::state` values.
-const LOAD: u8 = 0;
-const RECORD: u8 = 1;
-const CLOSED: u8 = 2;
-
-/// The state of a capture handle.
-pub(crate) struct Capture {
-    /// `LOAD` during a GPU capture's first pass, `RECORD` while launches are recorded,
-    /// `CLOSED` after: the handle then refuses launches.
-    state: AtomicU8,
-    /// The GPU memory the recorded launches use.
-    keep: Mutex<Vec<KeepAlive>>,
-}
-
-impl Capture {
-    /// What a launch on the handle does.
-    pub(crate) fn gate(&self) -> Result<LaunchGate> {
-        match self.state.load(Ordering::Acquire) {
-            LOAD => Ok(LaunchGate::Load),
-            RECORD => Ok(LaunchGate::Record),
-            _ => Err(Error::Capture(
-                "a launch on the stream handle of a finished capture; launch on the graph's stream, or replay the graph".into(),
-            )),
-        }
-    }
-
-    /// Whether launches are being recorded.
-    fn recording(&self) -> bool {
-        self.state.load(Ordering::Acquire) == RECORD
-    }
-
-    /// Closes the handle; returns the memory the launches used, each allocation once
-    /// (written if any launch writes it).
-    fn finish(&self) -> Vec<KeepAlive> {
-        self.state.store(CLOSED, Ordering::Release);
-        let all = std::mem::take(&mut *self.keep.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut unique: Vec<KeepAlive> = Vec::new();
-        for (memory, write) in all {
-            match unique.iter_mut().find(|(m, _)| Arc::ptr_eq(m, &memory)) {
-                Some((_, w)) => *w |= write,
-                None => unique.push((memory, write)),
-            }
-        }
-        unique
-    }
-
-    fn keep(&self, keep: Option<KeepAlive>) {
-        if let Some(keep) = keep {
-            self.keep
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(keep);
-        }
-    }
-}
-
-/// Whether `stream` is a GPU capture handle recording launches: then a launch's read of
-/// `view` is kept for the graph (which orders each replay) and not ordered now.
-pub(crate) fn keep_read<T: Element>(stream: &Stream, view: &RawView<'_, T>) -> bool {
-    match stream.core.capture.as_ref() {
-        Some(capture) => {
-            if capture.recording() {
-                capture.keep(view.keep_alive());
-            }
-            true
-        }
-        None => false,
-    }
-}
-
-/// As [`keep_read`], for a write.
-pub(crate) fn keep_write<T: Element>(stream: &Stream, view: &RawViewMut<'_, T>) -> bool {
-    match stream.core.capture.as_ref() {
-        Some(capture) => {
-            if capture.recording() {
-                capture.keep(view.keep_alive());
-            }
-            true
-        }
-        None => false,
-    }
-}
-
 impl Stream {
     /// Captures the launches `body` makes on the stream handle it is given into a [`Graph`]
     /// that replays them on this stream. Nothing runs during the capture: launches are
@@ -182,29 +98,27 @@ impl Stream {
     ///
     /// `body` should do nothing but launch on the handle it gets. Only kernel launches can be
     /// captured: copies, allocations, events and synchronisation on the handle are
-    /// [`Error::Capture`]. Anything else it does happens when it runs, and it runs a
-    /// different number of times on each kind of device: twice during a GPU capture (a first
-    /// pass checks the launches and loads their kernels, so that nothing but launches reaches
-    /// the captured stream), and on the simulator once during the capture and again at each
-    /// replay. Launches on other streams are not captured.
+    /// [`Error::Capture`](crate::Error::Capture). Anything else it does happens when it
+    /// runs, and it runs a different number of times on each kind of device: twice during a
+    /// GPU capture (a first pass checks the launches and loads their kernels, so that nothing
+    /// but launches reaches the captured stream), and on the simulator once during the
+    /// capture and again at each replay. Launches on other streams are not captured.
     ///
     /// # Errors
-    /// `body`'s error (a launch's configuration error among them); [`Error::Capture`] on a
-    /// capture handle; driver errors from the capture.
+    /// `body`'s error (a launch's configuration error among them);
+    /// [`Error::Capture`](crate::Error::Capture) on a capture handle; driver errors from the
+    /// capture.
     pub fn capture<'a>(
         &self,
         body: impl FnMut(&Stream) -> Result<()> + Send + 'a,
     ) -> Result<Graph<'a>> {
         self.check_not_capturing("capture")?;
         let mut body: Body<'a> = Box::new(body);
-        let handle = |kind, state| Stream {
+        let handle = |kind, loading| Stream {
             core: Arc::new(StreamCore {
                 device: self.device().clone(),
                 kind,
-                capture: Some(Capture {
-                    state: AtomicU8::new(state),
-                    keep: Mutex::new(Vec::new()),
-                }),
+                capture: Some(Capture::new(loading)),
             }),
         };
         let finish = |h: &Stream| h.core.capture.as_ref().map(Capture::finish);
@@ -223,7 +137,7 @@ impl Stream {
                         cuda: cuda.clone(),
                         panic: panic.clone(),
                     },
-                    LOAD,
+                    true,
                 );
                 // A first pass checks the launches and loads their modules, so that nothing
                 // but launches happens while the stream is captured.
@@ -235,7 +149,7 @@ impl Stream {
                         cuda: cuda.clone(),
                         panic: panic.clone(),
                     },
-                    RECORD,
+                    false,
                 );
                 cuda.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
                     .during("beginning a graph capture")?;
@@ -253,7 +167,7 @@ impl Stream {
                     StreamKind::Sim {
                         pending: Mutex::new(None),
                     },
-                    RECORD,
+                    false,
                 );
                 let ran = body(&h);
                 finish(&h);

@@ -35,38 +35,47 @@
 
 #![deny(missing_docs)]
 
+// The cooperative primitives (`gpu::warp`, `gpu::block`) and the algorithms' kernels are
+// written with Cuprum's own macros, whose expansions name `::cuprum`.
+extern crate self as cuprum;
+
+pub mod algorithms;
 mod buffer;
+mod capture;
 mod config;
 mod copy;
 mod device;
 mod device_copy;
 mod element;
 mod error;
-mod expansion;
+pub mod gpu;
 mod graph;
 mod host_memory;
 pub mod inspect;
+mod launch;
 mod lineinfo;
+mod module;
 #[cfg(feature = "nccl")]
 pub mod nccl;
 pub mod occupancy;
 mod order;
 mod panic_record;
+mod registry;
 mod stream;
+mod validate;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
 pub use cuprum_macros::DeviceCopy;
 pub use cuprum_macros::{device, kernel, launch};
-pub use cuprum_std as gpu;
 pub use cuprum_std::Dim3;
 pub use device::Device;
 pub use device_copy::DeviceCopy;
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
-pub use expansion::KernelInfo;
 pub use graph::Graph;
 pub use host_memory::{HostMemory, PinnedBuffer};
+pub use registry::KernelInfo;
 pub use stream::{Event, Stream};
 
 /// The names most programs need: `use cuprum::prelude::*;`.
@@ -77,14 +86,21 @@ pub mod prelude {
     };
 }
 
-/// What macro expansions call. Not part of the public API: no stability promise.
+/// What macro expansions name: the one door of generated code into the runtime (the macros
+/// build every path from `::cuprum::__private`, and so does the simulator code that
+/// `cuprum-codegen` emits). Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::expansion::{
-        backend, launch_stream, Backend, FunctionCache, GpuLaunch, GpuSlice, GpuSliceMut,
-        GpuStream, KernelInfo, LaunchStream, SimStream, Site,
+    pub use crate::launch::{
+        backend, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream, KernelArg,
+        LaunchStream, SimStream, Slice, SliceMut, Value,
     };
-    pub use cudarc::driver::{DeviceRepr, PushKernelArg};
+    pub use crate::module::FunctionCache;
+    pub use crate::registry::{KernelInfo, Site};
+    pub use crate::{DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, LaunchConfig, Result, Stream};
+    pub use cudarc::driver::DeviceRepr;
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
+    /// The simulator's runtime, which the emitted simulator bodies call.
+    pub use cuprum_std::sim;
 }

@@ -3,9 +3,8 @@
 //! CuPy expose it).
 //!
 //! A kernel is named by its `INFO` (`&saxpy::INFO` for `#[kernel] fn saxpy`). On a GPU the
-//! driver answers for the compiled kernel (registers, shared memory, launch bounds); the
-//! kernel's module is loaded once per context for these queries, separately from the launch
-//! cache. The simulator answers from a fixed model of an sm_90 multiprocessor that ignores
+//! driver answers for the compiled kernel (registers, shared memory, launch bounds), loaded
+//! through the kernel's own module cache, which its launches share. The simulator answers from a fixed model of an sm_90 multiprocessor that ignores
 //! registers: at most 32 blocks and 64 warps (2048 threads), and 228 KiB of shared memory of
 //! which each block also takes 1 KiB.
 //!
@@ -33,15 +32,12 @@
 //! # Ok(()) }
 //! ```
 
-use std::sync::Mutex;
-
-use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::CudaFunction;
-
 use crate::config::LaunchConfig;
 use crate::device::{Device, DeviceCore, DeviceKind};
 use crate::error::{DriverContext, Error, Result};
-use crate::expansion::{load_function, KernelInfo};
+use crate::module::Loaded;
+use crate::registry::KernelInfo;
+use crate::validate::check_shared;
 
 /// The simulator's model of a multiprocessor (sm_90, registers ignored).
 const SIM_MAX_BLOCKS: u32 = 32;
@@ -52,21 +48,6 @@ const SIM_RESERVED_PER_BLOCK: u32 = 1024;
 /// with its threads' coroutine stacks).
 const SIM_COOPERATIVE_BLOCKS: u64 = 64;
 
-/// A kernel loaded for occupancy queries in one context.
-#[derive(Clone)]
-struct Loaded {
-    context: usize,
-    name: &'static str,
-    ptx: &'static str,
-    function: CudaFunction,
-    static_shared: u32,
-    max_threads: u32,
-}
-
-/// Kernels loaded for occupancy queries, per context (the launch cache is per kernel and
-/// private to its expansion).
-static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
-
 /// What the calculator knows of a kernel on a device.
 enum Kernel {
     Gpu(Loaded),
@@ -74,41 +55,13 @@ enum Kernel {
 }
 
 impl Kernel {
-    fn new(dev: &DeviceCore, info: &KernelInfo) -> Result<Kernel> {
-        let ctx = match &dev.kind {
-            DeviceKind::Gpu { ctx, .. } => ctx,
-            DeviceKind::Sim => {
-                let static_shared = info.shared.iter().map(|d| d.bytes as u32).sum();
-                return Ok(Kernel::Sim { static_shared });
-            }
-        };
-        let context = ctx.cu_ctx() as usize;
-        let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(l) = loaded
-            .iter()
-            .find(|l| l.context == context && l.name == info.name && l.ptx == info.ptx)
-        {
-            return Ok(Kernel::Gpu(l.clone()));
-        }
-        let (function, static_shared, max_threads) = load_function(ctx, dev, info, None)?;
-        // Queries may ask for any dynamic size the device allows (launches raise the limit
-        // of their own handle as they need).
-        function
-            .set_attribute(
-                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                dev.max_shared_per_block_optin.saturating_sub(static_shared) as i32,
-            )
-            .during("raising the kernel's dynamic shared memory limit")?;
-        let l = Loaded {
-            context,
-            name: info.name,
-            ptx: info.ptx,
-            function,
-            static_shared,
-            max_threads,
-        };
-        loaded.push(l.clone());
-        Ok(Kernel::Gpu(l))
+    fn new(dev: &DeviceCore, info: &'static KernelInfo) -> Result<Kernel> {
+        Ok(match &dev.kind {
+            DeviceKind::Gpu { .. } => Kernel::Gpu(info.load(dev)?),
+            DeviceKind::Sim => Kernel::Sim {
+                static_shared: info.static_shared(),
+            },
+        })
     }
 
     fn static_shared(&self) -> u32 {
@@ -136,6 +89,9 @@ impl Kernel {
         match (self, &dev.kind) {
             (Kernel::Gpu(l), DeviceKind::Gpu { ctx, .. }) => {
                 ctx.bind_to_thread().during("binding the context")?;
+                // The driver counts no block for dynamic shared memory past the function's
+                // limit; `check` made sure the device allows it.
+                l.allow_dynamic_shared(shared_bytes)?;
                 l.function
                     .occupancy_max_active_blocks_per_multiprocessor(
                         block,
@@ -169,16 +125,7 @@ impl Kernel {
                 info.name, dev.name
             )));
         }
-        let total = self.static_shared() as u64 + shared_bytes as u64;
-        if total > dev.max_shared_per_block_optin as u64 {
-            return Err(Error::LaunchConfig(format!(
-                "occupancy: kernel `{}` would need {total} bytes of shared memory per block ({} static + {shared_bytes} dynamic), more than the {} bytes {} allows",
-                info.name,
-                self.static_shared(),
-                dev.max_shared_per_block_optin,
-                dev.name
-            )));
-        }
+        check_shared(dev, info.name, self.static_shared(), shared_bytes)?;
         Ok(())
     }
 }
@@ -193,7 +140,7 @@ impl Kernel {
 /// driver errors.
 pub fn max_active_blocks(
     device: &Device,
-    kernel: &KernelInfo,
+    kernel: &'static KernelInfo,
     block: u32,
     shared_bytes: u32,
 ) -> Result<u32> {
@@ -212,7 +159,7 @@ pub fn max_active_blocks(
 /// [`Error::LaunchConfig`] when no block size fits; driver errors.
 pub fn best_block_size(
     device: &Device,
-    kernel: &KernelInfo,
+    kernel: &'static KernelInfo,
     shared_bytes: impl Fn(u32) -> u32,
 ) -> Result<u32> {
     let dev = &device.core;
@@ -247,7 +194,7 @@ pub fn best_block_size(
 /// blocks per multiprocessor × multiprocessors; the simulator runs at most 64 at once).
 pub(crate) fn resident_blocks(
     dev: &DeviceCore,
-    kernel: &KernelInfo,
+    kernel: &'static KernelInfo,
     block: u32,
     shared_bytes: u32,
 ) -> Result<u64> {
@@ -263,7 +210,7 @@ pub(crate) fn resident_blocks(
 /// `Err` unless a cooperative launch of `config` fits on `dev` at once.
 pub(crate) fn check_cooperative(
     dev: &DeviceCore,
-    kernel: &KernelInfo,
+    kernel: &'static KernelInfo,
     config: &LaunchConfig,
 ) -> Result<()> {
     let threads = u32::try_from(config.threads_per_block()).unwrap_or(u32::MAX);
@@ -286,7 +233,7 @@ impl LaunchConfig {
     /// # Errors
     /// [`Error::LaunchConfig`] for a block size the kernel cannot run with; driver errors.
     pub fn for_cooperative(
-        kernel: &KernelInfo,
+        kernel: &'static KernelInfo,
         stream: &crate::Stream,
         block: u32,
     ) -> Result<LaunchConfig> {
@@ -309,7 +256,11 @@ impl LaunchConfig {
     /// # Errors
     /// As [`best_block_size`]; [`Error::LaunchConfig`] when `n` needs more than `u32::MAX`
     /// blocks.
-    pub fn for_occupancy(device: &Device, kernel: &KernelInfo, n: usize) -> Result<LaunchConfig> {
+    pub fn for_occupancy(
+        device: &Device,
+        kernel: &'static KernelInfo,
+        n: usize,
+    ) -> Result<LaunchConfig> {
         let block = best_block_size(device, kernel, |_| 0)?;
         let blocks = u32::try_from(n.div_ceil(block as usize)).map_err(|_| {
             Error::LaunchConfig(format!(

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use cudarc::driver::{result, sys, CudaContext, CudaSlice, CudaStream, DevicePtr};
 
 use crate::error::{DriverContext, Error, KernelPanic, Result};
-use crate::expansion::lookup_kernel;
+use crate::registry::lookup_kernel;
 use cuprum_abi::record::{self, HOST_BYTES};
 use cuprum_abi::CheckKind;
 use cuprum_std::Dim3;

@@ -1,18 +1,16 @@
 //! `Stream`: an ordered queue of copies and launches on one device, and `Event`s for timing
 //! and ordering.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaEvent, CudaStream};
-use cuprum_std::sim::SimBuffer;
 
-use crate::buffer::{DeviceBuffer, DeviceSlice, Repr};
+use crate::capture::{Capture, LaunchGate};
 use crate::device::{Device, DeviceKind};
-use crate::element::Element;
-use crate::error::{out_of_memory, DriverContext, Error, Result};
-use crate::graph::Capture;
+use crate::error::{DriverContext, Error, Result};
 use crate::panic_record::PanicRecord;
 
 /// An in-order queue of work on a device. Launches and copies on one stream run in order;
@@ -149,98 +147,6 @@ impl Stream {
         match &self.core.capture {
             None => Ok(LaunchGate::Run),
             Some(c) => c.gate(),
-        }
-    }
-
-    /// Copies `data` into a new device buffer.
-    ///
-    /// # Errors
-    /// Driver errors (out of memory); [`Error::Capture`] on a capture handle.
-    pub fn to_device<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        self.check_not_capturing("to_device")?;
-        match &self.core.kind {
-            StreamKind::Gpu { cuda, .. } if data.is_empty() => {
-                let slice = cuda
-                    .alloc_zeros::<T>(1)
-                    .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(
-                    slice,
-                    true,
-                    self.core.device.clone(),
-                    cuda,
-                ))
-            }
-            StreamKind::Gpu { cuda, .. } => {
-                let slice = cuda.clone_htod(data).during("copying to the device")?;
-                Ok(DeviceBuffer::gpu(
-                    slice,
-                    false,
-                    self.core.device.clone(),
-                    cuda,
-                ))
-            }
-            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
-                SimBuffer::from_slice(data).map_err(|_| out_of_memory())?,
-                self.core.device.clone(),
-            )),
-        }
-    }
-
-    /// A new device buffer of `len` zeros (`len` may be 0).
-    ///
-    /// # Errors
-    /// Driver errors: out of memory, also when `len` elements' byte size overflows (the
-    /// simulator reports the same when the host cannot hold them); [`Error::Capture`] on a
-    /// capture handle.
-    pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        self.check_not_capturing("alloc_zeros")?;
-        // cudarc multiplies without checking; a wrapped size would be a smaller allocation.
-        if len
-            .checked_mul(std::mem::size_of::<T>())
-            .is_none_or(|bytes| bytes > isize::MAX as usize)
-        {
-            return Err(out_of_memory());
-        }
-        match &self.core.kind {
-            StreamKind::Gpu { cuda, .. } => {
-                let slice = cuda
-                    .alloc_zeros::<T>(len.max(1))
-                    .during("allocating device memory")?;
-                Ok(DeviceBuffer::gpu(
-                    slice,
-                    len == 0,
-                    self.core.device.clone(),
-                    cuda,
-                ))
-            }
-            StreamKind::Sim { .. } => Ok(DeviceBuffer::sim(
-                SimBuffer::zeroed(len).map_err(|_| out_of_memory())?,
-                self.core.device.clone(),
-            )),
-        }
-    }
-
-    /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`.
-    ///
-    /// # Errors
-    /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
-    /// device; driver errors.
-    pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
-        self.check_not_capturing("to_host")?;
-        self.synchronize()?;
-        let view = src.__view();
-        self.check_device("to_host", view.device())?;
-        match (&self.core.kind, &view.repr) {
-            (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
-            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
-                view.before_use(cuda)?;
-                let out = cuda.clone_dtoh(v).during("copying to the host")?;
-                // The copy waited for writes on other streams; the data is there once it is.
-                cuda.synchronize().during("copying to the host")?;
-                Ok(out)
-            }
-            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => Ok(v.to_vec()),
-            _ => unreachable!("a device's buffers have its kind"),
         }
     }
 
@@ -408,25 +314,48 @@ impl Stream {
     }
 }
 
+impl Device {
+    /// The device's default stream (the same one while any handle to it is alive).
+    pub fn default_stream(&self) -> Stream {
+        let mut slot = self
+            .core
+            .default_stream
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(core) = slot.upgrade().and_then(|c| c.downcast::<StreamCore>().ok()) {
+            return Stream { core };
+        }
+        let stream = match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => Stream::gpu(self.clone(), ctx.default_stream()),
+            DeviceKind::Sim => Stream::sim(self.clone()),
+        };
+        let core: Arc<dyn Any + Send + Sync> = stream.core.clone();
+        *slot = Arc::downgrade(&core);
+        stream
+    }
+
+    /// A new stream: work on different streams may run concurrently (on the simulator,
+    /// launches run when they are made).
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn new_stream(&self) -> Result<Stream> {
+        match &self.core.kind {
+            DeviceKind::Gpu { ctx, .. } => Ok(Stream::gpu(
+                self.clone(),
+                ctx.new_stream().during("creating a stream")?,
+            )),
+            DeviceKind::Sim => Ok(Stream::sim(self.clone())),
+        }
+    }
+}
+
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stream")
             .field("device", &self.core.device)
             .finish()
     }
-}
-
-/// What a launch does on a stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LaunchGate {
-    /// Runs (an ordinary stream).
-    Run,
-    /// Is recorded into a graph: on a GPU the launch goes to the capture stream; on the
-    /// simulator it is checked, and runs at each replay.
-    Record,
-    /// A GPU capture's first pass: checked and its module loaded, launching nothing (so that
-    /// no module is loaded while the stream is being captured).
-    Load,
 }
 
 /// A point in a stream's work, for timing ([`Event::elapsed_ms`]) and cross-stream ordering

@@ -1,7 +1,10 @@
 //! Math beyond the scalar methods, and the traits generic kernels and device functions are
 //! written against.
 
-use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, BitAnd, BitOr, BitXor, Div, DivAssign, Mul, MulAssign, Neg, Not, Rem, Shl, Shr,
+    Sub, SubAssign,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -57,6 +60,7 @@ pub mod fast {
 pub trait Num:
     sealed::Sealed
     + Copy
+    + 'static
     + Default
     + PartialOrd
     + Add<Output = Self>
@@ -95,7 +99,7 @@ nums!(i8: 0, 1; i16: 0, 1; i32: 0, 1; i64: 0, 1; isize: 0, 1; u8: 0, 1; u16: 0, 
 /// `f32` or `f64`: the bound of float-generic kernels (`#[kernel(instances(f32, f64))] fn
 /// k<T: gpu::Float>(..)`) and device functions.
 ///
-/// Kernels can use every method of DESIGN §2 on `T`. A generic `#[device]` function is also
+/// Kernels can use every float method (`sqrt`, `exp`, `mul_add`, ...) on `T`. A generic `#[device]` function is also
 /// compiled as ordinary generic Rust for the host, where only the operators and the methods
 /// below are available (and literals need a conversion such as `T::from_f64(2.0)`).
 pub trait Float:
@@ -150,7 +154,8 @@ macro_rules! floats {
 }
 floats!(f32, f64);
 
-/// The integer types: the bound of integer-generic kernels and device functions.
+/// The integer types: the bound of integer-generic kernels and device functions (with the
+/// bit operators, shifts by a `u32`).
 pub trait Int:
     Num
     + Ord
@@ -162,6 +167,12 @@ pub trait Int:
     + AddAssign
     + SubAssign
     + MulAssign
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Shl<u32, Output = Self>
+    + Shr<u32, Output = Self>
 {
 }
 

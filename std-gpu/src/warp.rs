@@ -7,7 +7,7 @@ mod sealed {
 }
 
 /// The types warp shuffles move: `i32 u32 i64 u64 f32 f64` (and `isize usize`).
-pub trait WarpValue: sealed::Sealed + Copy {}
+pub trait WarpValue: sealed::Sealed + Copy + 'static {}
 
 macro_rules! warp_values {
     ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl WarpValue for $t {} )*};

@@ -177,3 +177,81 @@ pub fn closures(out: &mut [f32], calls: &mut [u32], x: &[f32], scale: f32) {
         calls[i] = count;
     }
 }
+
+/// `a + b`, to pass by name.
+#[device]
+pub fn add_f(a: f32, b: f32) -> f32 {
+    a + b
+}
+
+/// The larger of two numbers of any type, to pass by name (with or without `::<T>`).
+#[device]
+pub fn larger<T: gpu::Num>(a: T, b: T) -> T {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Operations in a module, passed by path.
+pub mod ops {
+    use cuprum::prelude::*;
+
+    /// `a + b / 2`.
+    #[device]
+    pub fn add_half(a: f32, b: f32) -> f32 {
+        a + b * 0.5
+    }
+}
+
+/// A fold applied twice, passing its closure on (by reference, then by value).
+#[device]
+pub fn fold_twice(v: &[f32], init: f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    let once = fold(v, init, &op);
+    fold(v, once, op)
+}
+
+/// A tree reduction over a block's shared array with any operation (blocks of 128).
+#[device]
+pub fn block_reduce<F: Fn(f32, f32) -> f32>(s: &mut [f32], v: f32, op: F) -> f32 {
+    let t = gpu::thread_idx().x as usize;
+    s[t] = v;
+    let mut half = s.len() / 2;
+    while half > 0 {
+        gpu::sync_threads();
+        if t < half {
+            s[t] = op(s[t], s[t + half]);
+        }
+        half /= 2;
+    }
+    gpu::sync_threads();
+    let r = s[0];
+    gpu::sync_threads();
+    r
+}
+
+/// `#[device]` functions passed by name where a closure is expected: plain, generic (with
+/// and without `::<T>`), by module path, passed on by the callee, to a block reduction over
+/// shared memory, and named by a `let`.
+#[kernel]
+pub fn functions_as_values(out: &mut [f32], blocks: &mut [f32], x: &[f32]) {
+    let i = gpu::global_id_x();
+    let s = gpu::shared_array::<f32, 128>();
+    let v = if i < x.len() { x[i] } else { f32::MIN };
+    let block_max = block_reduce(s, v, larger);
+    let block_sum = block_reduce(s, if i < x.len() { x[i] } else { 0.0 }, add_f);
+    if gpu::thread_idx().x == 0 {
+        let b = gpu::block_idx().x as usize;
+        blocks[2 * b] = block_max;
+        blocks[2 * b + 1] = block_sum;
+    }
+    if i + 4 <= x.len() && i < out.len() {
+        let w = &x[i..i + 4];
+        let sum = fold(w, 0.0, add_f);
+        let biggest = fold(w, f32::MIN, larger::<f32>);
+        let halves = fold_twice(w, 1.0, ops::add_half);
+        let pick = larger::<f32>;
+        out[i] = pick(combine(sum, biggest, add_f), halves * 10.0);
+    }
+}

@@ -1,24 +1,9 @@
-//! Kernels of `tests/gpu_shared.rs` (also snapshotted by `tests/feature_ptx.rs`).
+//! Kernels of `tests/gpu_shared.rs` (also snapshotted by `tests/feature_ptx.rs`); its
+//! histogram is `examples/histogram.rs`'s.
 
 #![allow(dead_code)]
 
 use cuprum::prelude::*;
-
-/// Block-level histogram in shared memory, merged into global bins with atomics.
-#[kernel]
-pub fn histogram(bins: &mut [u32], data: &[u32]) {
-    let s = gpu::shared_array::<u32, 256>();
-    let t = gpu::thread_idx().x as usize;
-    s[t] = 0;
-    gpu::sync_threads();
-    for i in (gpu::global_id_x()..data.len()).step_by(gpu::grid_stride_x()) {
-        gpu::atomic_add(&mut s[(data[i] & 255) as usize], 1);
-    }
-    gpu::sync_threads();
-    if s[t] != 0 {
-        gpu::atomic_add(&mut bins[t], s[t]);
-    }
-}
 
 /// 32×33 tiled transpose through a 2-D shared array.
 #[kernel]

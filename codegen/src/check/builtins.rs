@@ -4,7 +4,7 @@
 use crate::ir::{AtomicOp, Builtin, LaneMask, MathFn, Scope, ShflKind};
 use crate::ty::{Scalar, Ty};
 
-/// Every public function name in `cuprum::gpu` (DESIGN §2), for "did you mean" suggestions.
+/// Every public function name in `cuprum::gpu`, for "did you mean" suggestions.
 pub const GPU_FUNCTIONS: &[&str] = &[
     "thread_idx",
     "block_idx",
@@ -376,7 +376,7 @@ pub fn method_names(recv: Scalar) -> Vec<&'static str> {
         .collect()
 }
 
-/// Every scalar method name of DESIGN §2, for suggestions when a method is not found.
+/// Every scalar method name kernels can call, for suggestions when a method is not found.
 pub const KNOWN_METHODS: &[&str] = &[
     "sqrt",
     "exp",

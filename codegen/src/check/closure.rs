@@ -25,9 +25,25 @@ pub(crate) enum Callable {
         /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
         /// parameters and result (as rustc infers a closure's types from the bound).
         signature: Option<(Vec<Ty>, Ty)>,
+        /// Set when the closure stands for a `#[device]` function passed by name.
+        function: Option<FnValue>,
     },
     /// A closure parameter of a device function checked on its own: its signature only.
     Signature { inputs: Vec<Ty>, output: Ty },
+}
+
+/// A `#[device]` function passed by name for a closure parameter (`apply(x, square)`): it
+/// stands for the closure `|a, b| square(a, b)`, written at the name.
+#[derive(Clone)]
+pub(crate) struct FnValue {
+    /// The name as written.
+    name: String,
+    /// Where it is written.
+    span: proc_macro2::Span,
+    /// Its parameter and result types, when they are plain scalars (compared with the
+    /// parameter's `Fn(..)` bound, for one clear error); `None` for a generic function or
+    /// other types, whose mismatch the inlined call reports.
+    types: Option<(Vec<Ty>, Ty)>,
 }
 
 /// The `Fn(A, B) -> R` bound of a closure parameter's type: `impl Fn(..)`, or a type
@@ -103,6 +119,7 @@ impl Checker<'_> {
             devices: self.devices.clone(),
             kernel: self.kernel,
             signature: None,
+            function: None,
         })
     }
 
@@ -119,12 +136,13 @@ impl Checker<'_> {
             generics,
             devices,
             kernel,
+            function,
             ..
         } = &*callable
         else {
             return callable;
         };
-        let inputs = bound
+        let inputs: Vec<Ty> = bound
             .inputs
             .iter()
             .map(|t| self.local_type(t).unwrap_or(Ty::Error))
@@ -133,6 +151,42 @@ impl Checker<'_> {
             syn::ReturnType::Default => Ty::Unit,
             syn::ReturnType::Type(_, t) => self.local_type(t).unwrap_or(Ty::Error),
         };
+        if let Some(FnValue {
+            name,
+            span,
+            types: Some((params, result)),
+        }) = function
+        {
+            let same = |a: &Ty, b: &Ty| {
+                let b = self.infer.zonk(b);
+                matches!(b, Ty::Error) || *a == b
+            };
+            let fits = params.len() == inputs.len()
+                && params.iter().zip(&inputs).all(|(a, b)| same(a, b))
+                && same(result, &output);
+            if !fits {
+                let list = |ts: &[Ty]| {
+                    ts.iter()
+                        .map(|t| self.infer.zonk(t).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let arrow = |t: &Ty| match self.infer.zonk(t) {
+                    Ty::Unit => String::new(),
+                    t => format!(" -> {t}"),
+                };
+                let msg = format!(
+                    "mismatched types: `{name}` is `fn({}){}`, but this parameter takes `impl Fn({}){}`",
+                    list(params),
+                    arrow(result),
+                    list(&inputs),
+                    arrow(&output)
+                );
+                self.errors.push(syn::Error::new(*span, msg));
+                // Calls of it are typed by the bound and report nothing more.
+                return Rc::new(Callable::Signature { inputs, output });
+            }
+        }
         Rc::new(Callable::Closure {
             syntax: syntax.clone(),
             scopes: scopes.clone(),
@@ -140,12 +194,25 @@ impl Checker<'_> {
             devices: devices.clone(),
             kernel: *kernel,
             signature: Some((inputs, output)),
+            function: function.clone(),
         })
     }
 
     /// `let f = |..| ..;`: names the closure (no IR). `None` when the `let` is not one.
     pub(super) fn closure_let(&mut self, l: &syn::Local) -> Option<()> {
         let init = l.init.as_ref()?;
+        if let (syn::Pat::Ident(pi), syn::Expr::Path(p)) =
+            (&l.pat, super::expr::strip_parens(&init.expr))
+        {
+            // `let f = square;` of a `#[device]` function: `f` names it.
+            let local = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+            if p.qself.is_none() && local.is_none() && self.devices.get(&p.path).is_some() {
+                let callable = self.function_value(p, &init.expr, None)?;
+                let id = self.declare(&pi.ident.to_string(), Ty::Unit, false, pi.ident.span());
+                self.callables.push((id, callable));
+                return Some(());
+            }
+        }
         let syn::Expr::Closure(c) = super::expr::strip_parens(&init.expr) else {
             return None;
         };
@@ -233,6 +300,7 @@ impl Checker<'_> {
                 devices,
                 kernel,
                 signature,
+                function,
             } => {
                 if let Some((inputs, _)) = signature {
                     for ((want, a), node) in inputs.iter().zip(&args).zip(&c.args) {
@@ -240,11 +308,20 @@ impl Checker<'_> {
                     }
                 }
                 if syntax.inputs.len() != args.len() {
+                    let n = syntax.inputs.len();
+                    let what = match function {
+                        Some(f) => format!(
+                            "`{}` (the `#[device]` function `{}`)",
+                            super::source::expr_text(&c.func),
+                            f.name
+                        ),
+                        None => "this closure".to_string(),
+                    };
                     self.error(
                         c,
                         format!(
-                            "this closure takes {} arguments but {} were supplied",
-                            syntax.inputs.len(),
+                            "{what} takes {n} argument{} but {} were supplied",
+                            if n == 1 { "" } else { "s" },
                             args.len()
                         ),
                     );
@@ -315,30 +392,115 @@ impl Checker<'_> {
         }
     }
 
-    /// The closure passed for a closure parameter: `|a, b| ..` written there, or the name of
-    /// one. `None` after an error.
-    pub(super) fn closure_arg(&mut self, arg: &syn::Expr) -> Option<Rc<Callable>> {
+    /// The closure passed for a closure parameter whose bound is `bound`: `|a, b| ..` written
+    /// there, the name of one, or the name of a `#[device]` function. `None` after an error.
+    pub(super) fn closure_arg(
+        &mut self,
+        arg: &syn::Expr,
+        bound: &syn::ParenthesizedGenericArguments,
+    ) -> Option<Rc<Callable>> {
         match super::expr::strip_parens(arg) {
             syn::Expr::Closure(c) => {
                 self.check_closure_syntax(c);
                 Some(self.closure_here(c))
             }
-            syn::Expr::Reference(r) => self.closure_arg(&r.expr),
-            syn::Expr::Path(p) => {
-                let found = p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lookup(&i.to_string()))
-                    .and_then(|id| self.callable_of(id));
-                if found.is_none() {
-                    self.error(arg, "pass a closure here, like `|a, b| a + b` (functions cannot be passed as values in kernels yet: wrap one in a closure, `|a, b| max2(a, b)`)");
+            syn::Expr::Reference(r) => self.closure_arg(&r.expr, bound),
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let local = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+                match local {
+                    Some(id) => {
+                        let found = self.callable_of(id);
+                        if found.is_none() {
+                            self.error(arg, format!("`{}` is a value, not a function: pass a closure here, like `|a, b| a + b`, or the name of a `#[device]` function", super::source::expr_text(&p.path)));
+                        }
+                        found
+                    }
+                    None => self.function_value(p, arg, Some(bound)),
                 }
-                found
             }
             other => {
-                self.error(other, "pass a closure here, like `|a, b| a + b`");
+                self.error(
+                    other,
+                    "pass a closure here, like `|a, b| a + b`, or the name of a `#[device]` function",
+                );
                 None
             }
         }
+    }
+
+    /// A `#[device]` function passed by name (for a parameter bounded by `bound`, or bound
+    /// to a name by `let`): the closure `|a, b| f(a, b)` written at the name, inlined at each
+    /// call like any closure.
+    fn function_value(
+        &mut self,
+        p: &syn::ExprPath,
+        arg: &syn::Expr,
+        bound: Option<&syn::ParenthesizedGenericArguments>,
+    ) -> Option<Rc<Callable>> {
+        let text = super::source::expr_text(&p.path);
+        let Some(dev) = self.devices.get(&p.path).cloned() else {
+            self.error(arg, format!("pass a closure here, like `|a, b| a + b`, or the name of a `#[device]` function (`{text}` is neither; for a `cuprum::gpu` or `std` function write a closure, `|x| {text}(x)`)"));
+            return None;
+        };
+        let params: Vec<&syn::PatType> = dev
+            .item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(pt) => Some(pt),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let want = bound.map_or(params.len(), |b| b.inputs.len());
+        if params.len() != want || params.len() != dev.item.sig.inputs.len() {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            self.error(
+                arg,
+                format!(
+                    "`{text}` takes {} argument{}, but this parameter takes a function of {want} argument{}",
+                    params.len(),
+                    plural(params.len()),
+                    plural(want)
+                ),
+            );
+            return None;
+        }
+        let span = syn::spanned::Spanned::span(arg);
+        let names: Vec<syn::Ident> = (0..want)
+            .map(|k| syn::Ident::new(&format!("__cuprum_arg{k}"), span))
+            .collect();
+        let path = &p.path;
+        let tokens = quote::quote_spanned!(span=> |#(#names),*| #path(#(#names),*));
+        let syntax: syn::ExprClosure = syn::parse2(tokens).ok()?;
+        // Plain scalar types are compared with the bound up front (one error for a mismatch).
+        let scalar = |t: &syn::Type| match super::inline::strip_groups(t) {
+            syn::Type::Path(tp) if tp.qself.is_none() => tp
+                .path
+                .get_ident()
+                .and_then(|i| Scalar::from_name(&i.to_string()))
+                .map(Ty::Scalar),
+            syn::Type::Tuple(t) if t.elems.is_empty() => Some(Ty::Unit),
+            _ => None,
+        };
+        let generic = !dev.item.sig.generics.params.is_empty();
+        let inputs: Option<Vec<Ty>> = params.iter().map(|pt| scalar(&pt.ty)).collect();
+        let output = match &dev.item.sig.output {
+            syn::ReturnType::Default => Some(Ty::Unit),
+            syn::ReturnType::Type(_, t) => scalar(t),
+        };
+        let types = match (generic, inputs, output) {
+            (false, Some(i), Some(o)) => Some((i, o)),
+            _ => None,
+        };
+        let mut callable = Rc::try_unwrap(self.closure_here(&syntax)).ok()?;
+        if let Callable::Closure { function, .. } = &mut callable {
+            *function = Some(FnValue {
+                name: text,
+                span,
+                types,
+            });
+        }
+        Some(Rc::new(callable))
     }
 }

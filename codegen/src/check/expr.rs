@@ -164,6 +164,25 @@ impl Checker<'_> {
                     span,
                 }
             }
+            // Nothing in a kernel is `unsafe`: the block is checked as a plain one, and the
+            // `unsafe` is reported only when its body is otherwise right (so `unsafe { S }` of a
+            // `static mut S` gets the one error that says what is wrong with `S`).
+            syn::Expr::Unsafe(u) => {
+                let before = self.errors.len();
+                let block = self.block(&u.block);
+                if self.errors.len() == before {
+                    self.error(
+                        u.unsafe_token,
+                        "`unsafe` blocks are not needed in kernels: nothing in a kernel is unsafe; remove `unsafe`",
+                    );
+                }
+                let ty = block.ty.clone();
+                Expr {
+                    kind: ExprKind::Block(block),
+                    ty,
+                    span,
+                }
+            }
             syn::Expr::Loop(l) => self.loop_expr(l),
             syn::Expr::While(w) => self.while_expr(w),
             syn::Expr::ForLoop(f) => self.for_expr(f),
@@ -395,6 +414,11 @@ impl Checker<'_> {
 
     fn unknown_value(&mut self, ident: &syn::Ident, name: &str) {
         let names = self.names_in_scope();
+        let path: syn::Path = ident.clone().into();
+        if self.devices.get(&path).is_some() {
+            self.error(ident, format!("`{name}` is a `#[device]` function, not a value: call it, `{name}(..)`, or pass it for a parameter that takes a function (`op: impl Fn(..)`)"));
+            return;
+        }
         let mut msg = format!("cannot find value `{name}` in this kernel");
         if let Some(s) = suggest::closest(name, names.iter().map(String::as_str)) {
             msg.push_str(&format!("; did you mean `{s}`?"));

@@ -493,8 +493,8 @@ impl Checker<'_> {
         let mut args = Vec::new();
         let mut failed = false;
         for (arg, param) in c.args.iter().zip(&params) {
-            if super::closure::closure_bound(sig, &param.ty).is_some() {
-                match self.closure_arg(arg) {
+            if let Some(fn_bound) = super::closure::closure_bound(sig, &param.ty) {
+                match self.closure_arg(arg, fn_bound) {
                     Some(callable) => args.push(Bound::Closure(callable)),
                     None => failed = true,
                 }
@@ -739,7 +739,7 @@ fn typed_params(sig: &syn::Signature) -> Vec<&syn::PatType> {
         .collect()
 }
 
-fn strip_groups(t: &syn::Type) -> &syn::Type {
+pub(super) fn strip_groups(t: &syn::Type) -> &syn::Type {
     match t {
         syn::Type::Group(g) => strip_groups(&g.elem),
         syn::Type::Paren(p) => strip_groups(&p.elem),

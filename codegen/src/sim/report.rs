@@ -147,6 +147,7 @@ impl Emitter<'_> {
     /// `gpu::println!`: the same C format as on the GPU, formatted by the simulator's
     /// `printf` and written to standard output as the thread runs.
     pub(super) fn print_call(&mut self, p: &PrintCall) -> TokenStream {
+        let rt = super::rt();
         let names: Vec<_> = (0..p.args.len())
             .map(|k| format_ident!("__cuprum_p{}", k))
             .collect();
@@ -172,19 +173,19 @@ impl Emitter<'_> {
                     format.push_str(&directive);
                     let v = &names[*i];
                     args.push(match promote {
-                        Promote::Signed => quote!(::cuprum::gpu::sim::PrintfArg::Int(#v as i64)),
+                        Promote::Signed => quote!(#rt::PrintfArg::Int(#v as i64)),
                         Promote::Unsigned => {
                             let u = format_ident!("u{}", s.bits());
-                            quote!(::cuprum::gpu::sim::PrintfArg::Uint(#v as #u as u64))
+                            quote!(#rt::PrintfArg::Uint(#v as #u as u64))
                         }
-                        Promote::Double => quote!(::cuprum::gpu::sim::PrintfArg::Double(#v as f64)),
+                        Promote::Double => quote!(#rt::PrintfArg::Double(#v as f64)),
                         Promote::Str => {
-                            quote!(::cuprum::gpu::sim::PrintfArg::Str(if #v { "true" } else { "false" }))
+                            quote!(#rt::PrintfArg::Str(if #v { "true" } else { "false" }))
                         }
                     });
                 }
             }
         }
-        quote!({ #(#lets)* ::cuprum::gpu::sim::printf(#format, &[#(#args),*]); })
+        quote!({ #(#lets)* #rt::printf(#format, &[#(#args),*]); })
     }
 }

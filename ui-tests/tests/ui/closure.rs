@@ -16,7 +16,7 @@ pub fn apply(out: &mut [f32], x: &[f32]) {
     let i = gpu::global_id_x();
     if i < out.len() {
         let s = square;
-        out[i] = apply2(x[i], 1.0, max2) + s;
+        out[i] = apply2(x[i], 1.0, max2) + s; // `max2` by name is fine
     }
 }
 

@@ -1,4 +1,4 @@
-// Launching with arguments pushed by hand is `unsafe`: nothing checks them against the
+// Launching with arguments made by hand is `unsafe`: nothing checks them against the
 // kernel's parameters.
 use cuprum::prelude::*;
 
@@ -10,14 +10,11 @@ pub fn fill(y: &mut [u32]) {
     }
 }
 
-static CACHE: cuprum::__private::FunctionCache = cuprum::__private::FunctionCache::new();
-
 fn main() {
     let stream = Device::simulator().default_stream();
     if let cuprum::__private::Backend::Gpu(gpu) = cuprum::__private::backend(&stream) {
-        if let Ok(Some(launch)) = gpu.prepare(&CACHE, &fill::INFO, &LaunchConfig::new(1, 1)) {
-            let args = launch.builder();
-            let _ = launch.finish(args);
+        if let Ok(Some(launch)) = gpu.prepare(&fill::INFO, &LaunchConfig::new(1, 1)) {
+            let _ = launch.launch(&[]);
         }
     }
 }

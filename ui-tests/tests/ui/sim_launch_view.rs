@@ -5,6 +5,6 @@ fn main() {
     let stream = Device::simulator().default_stream();
     let buffer = stream.alloc_zeros::<u32>(4).unwrap();
     if let cuprum::__private::Backend::Sim(sim) = cuprum::__private::backend(&stream) {
-        let _view = sim.slice(&buffer);
+        let _view = sim.arg(cuprum::__private::Slice::new(&buffer));
     }
 }

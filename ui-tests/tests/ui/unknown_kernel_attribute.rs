@@ -10,4 +10,9 @@ pub fn bounds(out: &mut [f32]) {
     out[0] = 1.0;
 }
 
+#[kernel(instance(f32))]
+pub fn once(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
 fn main() {}

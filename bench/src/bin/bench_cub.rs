@@ -1,0 +1,482 @@
+//! `bench_cub`: Cuprum's device-wide algorithms (`cuprum::algorithms`) and block primitives
+//! (`gpu::block`) against NVIDIA's CUB, compiled by the GPU host's nvcc
+//! (`bench/cuda/cub/cub_bench.cu`) into a shared library loaded into this process: one
+//! context, one stream, the same random input buffers for both, interleaved rounds (the order
+//! alternating), CUDA events after the harness's guard kernel, medians. Each pair of results
+//! is compared before timing. Prints a table; `vs CUB` is Cuprum's throughput over CUB's.
+//!
+//! `bench_cub [ROUNDS] [LOG2_N]` (defaults 20 and 28). Run on a GPU host from the repository
+//! root.
+
+#[path = "../nvcc.rs"]
+mod nvcc;
+// Shared with the main bench, whose device-to-device copy baseline this binary does not use.
+#[allow(dead_code)]
+#[path = "../timing.rs"]
+mod timing;
+
+use std::process::{Command, ExitCode};
+
+use cudarc::driver::sys::CUstream;
+use cuprum::algorithms;
+use cuprum::prelude::*;
+
+/// One block reduce per 256-value tile (one value per thread), the sum stored by thread 0.
+#[kernel(max_threads = 256)]
+pub fn block_reduce_tiles(out: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    for tile in (gpu::block_idx().x as usize..out.len()).step_by(gpu::grid_dim().x as usize) {
+        let s = gpu::block::sum(x[tile * 256 + t]);
+        if t == 0 {
+            out[tile] = s;
+        }
+    }
+}
+
+/// One block inclusive sum per 256-value tile.
+#[kernel(max_threads = 256)]
+pub fn block_scan_tiles(y: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    let tiles = x.len() / 256;
+    for tile in (gpu::block_idx().x as usize..tiles).step_by(gpu::grid_dim().x as usize) {
+        y[tile * 256 + t] = gpu::block::inclusive_sum(x[tile * 256 + t]);
+    }
+}
+
+type SumFn = unsafe extern "C" fn(u64, u64, usize, *mut i32, CUstream) -> i32;
+type ScanFn = unsafe extern "C" fn(u64, u64, usize, CUstream) -> i32;
+type PairsFn = unsafe extern "C" fn(u64, u64, u64, u64, usize, CUstream) -> i32;
+type HistFn = unsafe extern "C" fn(u64, u64, i32, f32, f32, usize, CUstream) -> i32;
+type BlockFn = unsafe extern "C" fn(u64, u64, usize, u32, CUstream) -> i32;
+
+/// CUB's functions, from the library nvcc built.
+struct Cub {
+    _lib: libloading::Library,
+    sum: SumFn,
+    exclusive_sum: ScanFn,
+    sort_keys: ScanFn,
+    sort_pairs: PairsFn,
+    histogram: HistFn,
+    block_reduce: BlockFn,
+    block_scan: BlockFn,
+}
+
+fn build_cub(arch: &str) -> Result<Cub, String> {
+    let dir = std::env::temp_dir().join(format!("cuprum-bench-cub-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let cu = dir.join("cub_bench.cu");
+    let so = dir.join("libcub_bench.so");
+    std::fs::write(&cu, include_str!("../../cuda/cub/cub_bench.cu")).map_err(|e| e.to_string())?;
+    let out = Command::new(nvcc::nvcc()?)
+        .args([
+            "-O3",
+            &format!("-arch={arch}"),
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-o",
+        ])
+        .arg(&so)
+        .arg(&cu)
+        .output()
+        .map_err(|e| format!("running nvcc: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "nvcc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    // SAFETY: the library is ours, built just now; its functions have the types below.
+    unsafe {
+        let lib = libloading::Library::new(&so).map_err(|e| e.to_string())?;
+        macro_rules! get {
+            ($name:literal) => {
+                *lib.get($name).map_err(|e| e.to_string())?
+            };
+        }
+        Ok(Cub {
+            sum: get!(b"cub_sum_i32"),
+            exclusive_sum: get!(b"cub_exclusive_sum_u32"),
+            sort_keys: get!(b"cub_sort_keys_u32"),
+            sort_pairs: get!(b"cub_sort_pairs_u32"),
+            histogram: get!(b"cub_histogram_f32"),
+            block_reduce: get!(b"cub_block_reduce"),
+            block_scan: get!(b"cub_block_scan"),
+            _lib: lib,
+        })
+    }
+}
+
+fn cuda(code: i32, what: &str) -> cuprum::Result<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Error::Tool(format!("CUB {what}: cudaError {code}")))
+    }
+}
+
+/// The address of a buffer for CUB. Everything runs on one stream, synchronised after each
+/// round, and the buffers outlive the library's use (`device_ptr`'s promise).
+fn ptr<T: cuprum::Element>(b: &DeviceBuffer<T>) -> cuprum::Result<u64> {
+    unsafe { b.device_ptr() }
+}
+
+/// Times `cuprum` and `cub` alternately, `rounds` each after one warm-up each; `prepare`
+/// runs before each timed call, untimed. Returns the two medians in ms.
+fn race(
+    stream: &Stream,
+    guard: &timing::Guard,
+    rounds: usize,
+    prepare: &mut dyn FnMut() -> cuprum::Result<()>,
+    cuprum: &mut dyn FnMut() -> cuprum::Result<()>,
+    cub: &mut dyn FnMut() -> cuprum::Result<()>,
+) -> cuprum::Result<(f64, f64)> {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for r in 0..rounds + 1 {
+        for turn in 0..2 {
+            prepare()?;
+            stream.synchronize()?;
+            let ours = (r + turn) % 2 == 0;
+            let ms = if ours {
+                timing::device_ms(stream, guard, &mut *cuprum)?
+            } else {
+                timing::device_ms(stream, guard, &mut *cub)?
+            };
+            stream.synchronize()?;
+            if r > 0 {
+                if ours {
+                    a.push(ms)
+                } else {
+                    b.push(ms)
+                }
+            }
+        }
+    }
+    Ok((timing::median(&mut a), timing::median(&mut b)))
+}
+
+struct Line {
+    name: &'static str,
+    unit: &'static str,
+    /// Units (bytes or keys) per run.
+    work: f64,
+    ours: f64,
+    theirs: f64,
+}
+
+/// A block-primitive kernel of each side over the same input (`x`, CUB's address).
+struct BlockCase<'a> {
+    stream: &'a Stream,
+    guard: &'a timing::Guard,
+    rounds: usize,
+    raw: CUstream,
+    x: u64,
+    tiles: usize,
+    blocks: u32,
+}
+
+impl BlockCase<'_> {
+    /// Checks that both kernels write the same `out_len` results, then races them.
+    fn run(
+        &self,
+        name: &'static str,
+        out_len: usize,
+        work: f64,
+        cub: BlockFn,
+        ours: &mut dyn FnMut(&mut DeviceBuffer<i32>) -> cuprum::Result<()>,
+    ) -> cuprum::Result<Line> {
+        let mut mine = self.stream.alloc_zeros::<i32>(out_len)?;
+        let theirs = self.stream.alloc_zeros::<i32>(out_len)?;
+        let out = ptr(&theirs)?;
+        let mut cub_run = || {
+            cuda(
+                unsafe { cub(self.x, out, self.tiles, self.blocks, self.raw) },
+                name,
+            )
+        };
+        cub_run()?;
+        ours(&mut mine)?;
+        if self.stream.to_host(&mine)? != self.stream.to_host(&theirs)? {
+            return Err(Error::Tool(format!("{name}: Cuprum and CUB disagree")));
+        }
+        let mut ours_run = || ours(&mut mine);
+        let (a, b) = race(
+            self.stream,
+            self.guard,
+            self.rounds,
+            &mut || Ok(()),
+            &mut ours_run,
+            &mut cub_run,
+        )?;
+        Ok(Line {
+            name,
+            unit: "GB/s",
+            work,
+            ours: a,
+            theirs: b,
+        })
+    }
+}
+
+fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
+    let dev = Device::gpu(0)?;
+    let (major, minor) = dev.compute_capability();
+    let arch = format!("sm_{major}{minor}");
+    let stream = dev.new_stream()?;
+    let raw: CUstream = stream.cuda_stream().expect("a GPU stream").cu_stream();
+    let guard = timing::Guard::new(&stream, &arch).map_err(Error::Tool)?;
+    let cub = build_cub(&arch).map_err(Error::Tool)?;
+    let n = 1usize << log2_n;
+    let mut lines = Vec::new();
+    let mut rng = fastrand::Rng::new();
+    let mismatch = |what: &str| Error::Tool(format!("{what}: Cuprum and CUB disagree"));
+
+    // Sum of i32.
+    let xi: Vec<i32> = (0..n).map(|_| rng.i32(-1000..1000)).collect();
+    let dxi = stream.to_device(&xi)?;
+    let cub_out = stream.alloc_zeros::<i32>(1)?;
+    let (px, po) = (ptr(&dxi)?, ptr(&cub_out)?);
+    let host = std::cell::Cell::new(0i32);
+    let want = xi.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+    let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
+    cub_sum()?;
+    if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
+        return Err(mismatch("sum"));
+    }
+    let mut ours = || algorithms::sum(&stream, &dxi).map(|_| ());
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_sum,
+    )?;
+    lines.push(Line {
+        name: "sum i32 (result on the host)",
+        unit: "GB/s",
+        work: 4.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
+    drop(cub_out);
+
+    // Exclusive sum of u32.
+    let xu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+    let dxu = stream.to_device(&xu)?;
+    let mut ours_y = stream.alloc_zeros::<u32>(n)?;
+    let cub_y = stream.alloc_zeros::<u32>(n)?;
+    let (pxu, py) = (ptr(&dxu)?, ptr(&cub_y)?);
+    let mut cub_scan = || {
+        cuda(
+            unsafe { (cub.exclusive_sum)(pxu, py, n, raw) },
+            "exclusive sum",
+        )
+    };
+    cub_scan()?;
+    algorithms::exclusive_sum(&stream, &dxu, &mut ours_y)?;
+    if stream.to_host(&ours_y)? != stream.to_host(&cub_y)? {
+        return Err(mismatch("exclusive sum"));
+    }
+    let mut ours = || algorithms::exclusive_sum(&stream, &dxu, &mut ours_y);
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_scan,
+    )?;
+    lines.push(Line {
+        name: "exclusive sum u32",
+        unit: "GB/s",
+        work: 8.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
+
+    // Sort of u32 keys (Cuprum sorts in place: a fresh copy of the input before each run).
+    let mut work = stream.alloc_zeros::<u32>(n)?;
+    let cub_keys = stream.alloc_zeros::<u32>(n)?;
+    let pk = ptr(&cub_keys)?;
+    let mut cub_sort = || cuda(unsafe { (cub.sort_keys)(pxu, pk, n, raw) }, "sort keys");
+    cub_sort()?;
+    stream.copy(&dxu, &mut work)?;
+    algorithms::sort(&stream, &mut work)?;
+    // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+    let sorted = stream.to_host(&work)?;
+    if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
+        return Err(mismatch("sort"));
+    }
+    {
+        let work = std::cell::RefCell::new(&mut work);
+        let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
+        let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+        let (a, b) = race(
+            &stream,
+            &guard,
+            rounds,
+            &mut prepare,
+            &mut ours,
+            &mut cub_sort,
+        )?;
+        lines.push(Line {
+            name: "sort u32 keys",
+            unit: "Gkeys/s",
+            work: n as f64,
+            ours: a,
+            theirs: b,
+        });
+    }
+
+    // Sort of (u32, u32) pairs: values are random too.
+    let vu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+    let dvu = stream.to_device(&vu)?;
+    let mut wvals = stream.alloc_zeros::<u32>(n)?;
+    let cub_vals = stream.alloc_zeros::<u32>(n)?;
+    let (pv, pcv) = (ptr(&dvu)?, ptr(&cub_vals)?);
+    let mut cub_pairs = || {
+        cuda(
+            unsafe { (cub.sort_pairs)(pxu, pk, pv, pcv, n, raw) },
+            "sort pairs",
+        )
+    };
+    cub_pairs()?;
+    stream.copy(&dxu, &mut work)?;
+    stream.copy(&dvu, &mut wvals)?;
+    algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
+    if stream.to_host(&work)? != stream.to_host(&cub_keys)?
+        || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
+    {
+        return Err(mismatch("sort pairs"));
+    }
+    {
+        let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
+        let mut prepare = || {
+            let mut b = bufs.borrow_mut();
+            stream.copy(&dxu, &mut *b.0)?;
+            stream.copy(&dvu, &mut *b.1)
+        };
+        let mut ours = || {
+            let mut b = bufs.borrow_mut();
+            let (k, v) = &mut *b;
+            algorithms::sort_pairs(&stream, &mut **k, &mut **v)
+        };
+        let (a, b) = race(
+            &stream,
+            &guard,
+            rounds,
+            &mut prepare,
+            &mut ours,
+            &mut cub_pairs,
+        )?;
+        lines.push(Line {
+            name: "sort (u32, u32) pairs",
+            unit: "Gpairs/s",
+            work: n as f64,
+            ours: a,
+            theirs: b,
+        });
+    }
+    drop((work, wvals, cub_keys, cub_vals, dvu, ours_y, cub_y));
+
+    // Histogram: 256 even bins of f32 in [0, 1) (a few values outside).
+    let xf: Vec<f32> = (0..n).map(|_| rng.f32() * 1.02 - 0.01).collect();
+    let dxf = stream.to_device(&xf)?;
+    let mut ours_h = stream.alloc_zeros::<u32>(256)?;
+    let cub_h = stream.alloc_zeros::<i32>(256)?;
+    let (pf, ph) = (ptr(&dxf)?, ptr(&cub_h)?);
+    let mut cub_hist = || {
+        cuda(
+            unsafe { (cub.histogram)(pf, ph, 256, 0.0, 1.0, n, raw) },
+            "histogram",
+        )
+    };
+    cub_hist()?;
+    algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h)?;
+    let (ho, hc) = (stream.to_host(&ours_h)?, stream.to_host(&cub_h)?);
+    if ho.iter().zip(&hc).any(|(&a, &b)| a as i64 != b as i64) {
+        return Err(mismatch("histogram"));
+    }
+    let mut ours = || algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h);
+    let (a, b) = race(
+        &stream,
+        &guard,
+        rounds,
+        &mut || Ok(()),
+        &mut ours,
+        &mut cub_hist,
+    )?;
+    lines.push(Line {
+        name: "histogram f32, 256 bins",
+        unit: "GB/s",
+        work: 4.0 * n as f64,
+        ours: a,
+        theirs: b,
+    });
+    drop((dxf, ours_h, cub_h));
+
+    // Block primitives inside one kernel, 8 blocks of 256 per SM.
+    let tiles = n / 256;
+    let blocks = 8 * dev.multiprocessor_count();
+    let block = BlockCase {
+        stream: &stream,
+        guard: &guard,
+        rounds,
+        raw,
+        x: px,
+        tiles,
+        blocks,
+    };
+    lines.push(block.run(
+        "block reduce (sum, 256 threads)",
+        tiles,
+        4.0 * n as f64,
+        cub.block_reduce,
+        &mut |out| launch!(block_reduce_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    lines.push(block.run(
+        "block inclusive sum (256 threads)",
+        n,
+        8.0 * n as f64,
+        cub.block_scan,
+        &mut |out| launch!(block_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    Ok(lines)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let rounds = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
+    let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
+    match run(rounds, log2_n) {
+        Ok(lines) => {
+            println!(
+                "bench_cub: n = 2^{log2_n}, {rounds} interleaved rounds, medians; {}",
+                nvcc::version()
+            );
+            println!(
+                "{:<36} {:>10} {:>12} {:>12} {:>8}",
+                "algorithm", "unit", "Cuprum", "CUB", "vs CUB"
+            );
+            for l in lines {
+                let (ours, theirs) = (l.work / l.ours * 1e-6, l.work / l.theirs * 1e-6);
+                println!(
+                    "{:<36} {:>10} {:>12.1} {:>12.1} {:>8.2}   ({:.3} ms vs {:.3} ms)",
+                    l.name,
+                    l.unit,
+                    ours,
+                    theirs,
+                    ours / theirs,
+                    l.ours,
+                    l.theirs
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("bench_cub: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The library's algorithm kernels, one instance per element type: `(T, W)` is the element
+//! type and the type its blocks work in (see `device.rs`).
+
+use super::device;
+use crate::prelude::*;
+
+/// `op` of the built-in reductions: 0 sum (integers wrap), 1 min, 2 max (by `<`/`>`).
+#[device]
+pub fn combine<W: gpu::Num>(op: u32, a: W, b: W) -> W {
+    if op == 0 {
+        a + b
+    } else if op == 1 {
+        if b < a {
+            b
+        } else {
+            a
+        }
+    } else if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// Block `b` reduces `x[b·per_block..][..per_block]` into `out[b]` (sum, min or max).
+#[kernel(instances((i8, i32), (i16, i32), (i32, i32), (i64, i64), (isize, i64), (u8, u32),
+    (u16, u32), (u32, u32), (u64, u64), (usize, u64), (f32, f32), (f64, f64)))]
+pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
+    out: &mut [W],
+    x: &[T],
+    per_block: usize,
+    op: u32,
+) {
+    // One copy of the loop per operation, so that none branches on `op` inside it.
+    if op == 0 {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(0, a, b));
+    } else if op == 1 {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(1, a, b));
+    } else {
+        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(2, a, b));
+    }
+}
+
+/// One tile of an inclusive or exclusive prefix sum (`device::scan_tile`).
+#[kernel(instances((i8, i32), (i16, i32), (i32, i32), (i64, i64), (isize, i64), (u8, u32),
+    (u16, u32), (u32, u32), (u64, u64), (usize, u64), (f32, f32), (f64, f64)))]
+pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
+    y: &mut [T],
+    x: &[T],
+    state: &mut [W],
+    flags: &mut [u32],
+    exclusive: bool,
+) {
+    device::scan_tile(
+        y,
+        x,
+        state,
+        flags,
+        exclusive,
+        W::ZERO,
+        |v| v as W,
+        |v| v as T,
+        |a, b| a + b,
+    );
+}
+
+/// Counts `x` into `bins` (which start at zero), integer elements: the bin of `v` is
+/// `(v - lower) · bins / (upper - lower)` in 64 bits (`W` is `i64` or `u64`; the host checked
+/// that the product fits).
+#[kernel(instances((i8, i64), (i16, i64), (i32, i64), (i64, i64), (isize, i64), (u8, u64),
+    (u16, u64), (u32, u64), (u64, u64), (usize, u64)))]
+pub fn histogram_int<T: gpu::Int, W: gpu::Int>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+    let nb = bins.len();
+    let width = (upper as W).wrapping_sub(lower as W) as u64;
+    device::count_bins(bins, x, |v| {
+        if v >= lower && v < upper {
+            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as usize
+        } else {
+            nb
+        }
+    });
+}
+
+/// Counts `x` into `bins` (which start at zero), float elements: the bin of `v` is
+/// `(v - lower) · (bins / (upper - lower))`, the last bin for a product rounded up to `bins`.
+#[kernel(instances(f32, f64))]
+pub fn histogram_float<T: gpu::Float>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+    let nb = bins.len();
+    let scale = nb as T / (upper - lower);
+    device::count_bins(bins, x, |v| {
+        if v >= lower && v < upper {
+            let bin = ((v - lower) * scale) as usize;
+            if bin < nb {
+                bin
+            } else {
+                nb - 1
+            }
+        } else {
+            nb
+        }
+    });
+}
+
+/// Zeroes the tile states and the tile counter of a scan.
+#[kernel]
+pub fn clear_flags(flags: &mut [u32]) {
+    device::clear(flags);
+}

@@ -1,0 +1,111 @@
+//! The radix sort's kernels, one instance per key type: `(K, U)` is the key type and the
+//! unsigned type of its bits, in which `digit` is taken (see `sort_device.rs`).
+
+use super::sort_device;
+use crate::prelude::*;
+
+/// The digit counts of every pass, integer keys.
+#[kernel(instances((i8, u8), (i16, u16), (i32, u32), (i64, u64), (isize, u64), (u8, u8),
+    (u16, u16), (u32, u32), (u64, u64), (usize, u64)))]
+pub fn counts_int<K: gpu::Int, U: gpu::Int>(hist: &mut [u32], keys: &[K], passes: u32) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    sort_device::digit_counts(hist, keys, passes, |k: K, s: u32| {
+        ((((k as U) ^ flip) >> s) & (255 as U)) as u32
+    });
+}
+
+/// The digit counts of every pass, float keys.
+#[kernel(instances((f32, u32), (f64, u64)))]
+pub fn counts_float<K: gpu::Float, U: gpu::Int>(hist: &mut [u32], keys: &[K], passes: u32) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    sort_device::digit_counts(hist, keys, passes, |k: K, s: u32| {
+        let b: U = k.to_bits();
+        let m = if b & sign != U::ZERO { !b } else { b | sign };
+        ((m >> s) & (255 as U)) as u32
+    });
+}
+
+/// The first position of each digit of each pass, from its counts (block `p`: pass `p`).
+#[kernel]
+pub fn digit_starts(hist: &mut [u32]) {
+    sort_device::digit_offsets(hist);
+}
+
+/// One pass of the sort, integer keys.
+#[kernel(instances((i8, u8), (i16, u16), (i32, u32), (i64, u64), (isize, u64), (u8, u8),
+    (u16, u16), (u32, u32), (u64, u64), (usize, u64)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_int<K: gpu::Int, U: gpu::Int>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        payload,
+        first,
+        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+    );
+}
+
+/// One pass of the sort, float keys (IEEE total order).
+#[kernel(instances((f32, u32), (f64, u64)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_float<K: gpu::Float, U: gpu::Int>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        payload,
+        first,
+        |k: K, s: u32| {
+            let b: U = k.to_bits();
+            let m = if b & sign != U::ZERO { !b } else { b | sign };
+            ((m >> s) & (255 as U)) as u32
+        },
+    );
+}
+
+/// `out[i] = values[order[i]]`: the values of a pair sort, moved as their keys were.
+#[kernel(instances(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64))]
+pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
+    for i in (gpu::global_id_x()..out.len()).step_by(gpu::grid_stride_x()) {
+        out[i] = values[order[i] as usize];
+    }
+}

@@ -1,0 +1,451 @@
+//! `cuprum::algorithms` against CPU references on fresh random data: every element type,
+//! lengths 0, 1, around the block and tile sizes and over many tiles (2^28 on the GPU), views
+//! as inputs and outputs.
+
+use cuprum::algorithms;
+use cuprum::prelude::*;
+
+/// Lengths: empty, one, around a 256-thread block and a 2048-element scan tile, several tiles
+/// and reduction blocks; on a GPU also 4 million and, for 32-bit types, 2^28.
+fn lengths<T>(dev: &Device) -> Vec<usize> {
+    let mut v = vec![0, 1, 2, 255, 256, 2047, 2048, 2049, 5000, 70_001];
+    if !dev.is_simulator() {
+        v.push(4_000_037);
+        if std::mem::size_of::<T>() == 4 {
+            v.push(1 << 28);
+        }
+    }
+    v
+}
+
+/// Host arithmetic of the element types as the algorithms do it (integer sums wrap).
+trait Elem: Copy + PartialEq + PartialOrd + std::fmt::Debug + algorithms::Number {
+    fn random(r: &mut fastrand::Rng) -> Self;
+    fn wadd(self, o: Self) -> Self;
+    /// Whether two sums agree (floats: within the rounding of a different order).
+    fn close(self, o: Self, n: usize) -> bool;
+}
+macro_rules! ints {
+    ($($t:ty),*) => {$(impl Elem for $t {
+        fn random(r: &mut fastrand::Rng) -> Self { r.u64(..) as $t }
+        fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
+        fn close(self, o: Self, _: usize) -> bool { self == o }
+    })*};
+}
+ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+macro_rules! floats {
+    ($($t:ty),*) => {$(impl Elem for $t {
+        fn random(r: &mut fastrand::Rng) -> Self { (r.f64() * 2.0 - 1.0) as $t }
+        fn wadd(self, o: Self) -> Self { self + o }
+        // Values in [-1, 1): any order of summation is within n·eps·n of the exact sum.
+        fn close(self, o: Self, n: usize) -> bool {
+            (self - o).abs() <= (n as $t) * <$t>::EPSILON * (1.0 + (n as $t).sqrt())
+        }
+    })*};
+}
+floats!(f32, f64);
+
+fn check_type<T: Elem>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in lengths::<T>(&dev) {
+            let what = format!("{} {} n={n}", dev.name(), std::any::type_name::<T>());
+            // A view that starts 3 elements into its buffer.
+            let host: Vec<T> = (0..n + 3).map(|_| T::random(&mut r)).collect();
+            let x = &host[3..];
+            let buf = stream.to_device(&host)?;
+            let view = buf.slice(3..);
+            let want_sum = x.iter().fold(T::ZERO, |a, &b| a.wadd(b));
+            let got = algorithms::sum(&stream, &view)?;
+            assert!(
+                got.close(want_sum, n),
+                "{what}: sum {got:?} vs {want_sum:?}"
+            );
+            let want_min = x.iter().copied().reduce(|a, b| if b < a { b } else { a });
+            let want_max = x.iter().copied().reduce(|a, b| if b > a { b } else { a });
+            assert_eq!(algorithms::min(&stream, &view)?, want_min, "{what}: min");
+            assert_eq!(algorithms::max(&stream, &view)?, want_max, "{what}: max");
+            // Scans into a poisoned view of a longer buffer: the element past it stays.
+            let poison = T::random(&mut r);
+            let mut out = stream.to_device(&vec![poison; n + 1])?;
+            for exclusive in [false, true] {
+                let mut y = out.slice_mut(..n);
+                if exclusive {
+                    algorithms::exclusive_sum(&stream, &view, &mut y)?;
+                } else {
+                    algorithms::inclusive_sum(&stream, &view, &mut y)?;
+                }
+                let got = stream.to_host(&out)?;
+                let mut run = T::ZERO;
+                for i in 0..n {
+                    let before = run;
+                    run = run.wadd(x[i]);
+                    let want = if exclusive { before } else { run };
+                    assert!(
+                        got[i].close(want, i + 1),
+                        "{what}: {} sum at {i}: {:?} vs {want:?}",
+                        if exclusive { "exclusive" } else { "inclusive" },
+                        got[i]
+                    );
+                }
+                assert_eq!(got[n], poison, "{what}: written past the output");
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! type_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_type::<$t>()
+        }
+    )*};
+}
+type_tests!(reduce_and_scan_i8: i8, reduce_and_scan_i16: i16, reduce_and_scan_i32: i32,
+    reduce_and_scan_i64: i64, reduce_and_scan_isize: isize, reduce_and_scan_u8: u8,
+    reduce_and_scan_u16: u16, reduce_and_scan_u32: u32, reduce_and_scan_u64: u64,
+    reduce_and_scan_usize: usize, reduce_and_scan_f32: f32, reduce_and_scan_f64: f64);
+
+#[test]
+fn scan_lengths_must_match() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let x = stream.to_device(&[1u32, 2, 3])?;
+    let mut y = stream.alloc_zeros::<u32>(2)?;
+    let e = algorithms::inclusive_sum(&stream, &x, &mut y).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::LengthMismatch {
+                expected: 2,
+                found: 3
+            }
+        ),
+        "{e}"
+    );
+    Ok(())
+}
+
+/// `compose` of affine maps mod 2^32 packed in a `u64` (`a << 32 | b`): associative, not
+/// commutative, so a scan that combined out of order would differ.
+fn compose(f: u64, g: u64) -> u64 {
+    let (fa, fb) = ((f >> 32) as u32, f as u32);
+    let (ga, gb) = ((g >> 32) as u32, g as u32);
+    ((fa.wrapping_mul(ga) as u64) << 32) | ga.wrapping_mul(fb).wrapping_add(gb) as u64
+}
+
+#[test]
+fn reduce_and_scans_with_closures() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in lengths::<i32>(&dev) {
+            let what = format!("{} n={n}", dev.name());
+            let x: Vec<i32> = (0..n).map(|_| r.i32(-1_000_000..1_000_000)).collect();
+            let dx = stream.to_device(&x)?;
+            // Largest magnitude, after an init of 17.
+            let got = algorithms::reduce!(&stream, &dx, 17, |a: i32, b: i32| a.abs().max(b.abs()))?;
+            let want = x.iter().fold(17, |a: i32, &b| a.abs().max(b.abs()));
+            assert_eq!(got, want, "{what}: reduce!");
+            // Running maximum.
+            let mut y = stream.to_device(&vec![i32::MIN; n])?;
+            algorithms::inclusive_scan!(&stream, &dx, &mut y, |a: i32, b: i32| if b > a {
+                b
+            } else {
+                a
+            })?;
+            let got = stream.to_host(&y)?;
+            let mut run = i32::MIN;
+            for i in 0..n {
+                run = run.max(x[i]);
+                assert_eq!(got[i], run, "{what}: inclusive_scan! at {i}");
+            }
+            // Composition of affine maps from the identity, over a view.
+            let f: Vec<u64> = (0..n + 1).map(|_| r.u64(..)).collect();
+            let df = stream.to_device(&f)?;
+            let mut out = stream.alloc_zeros::<u64>(n + 2)?;
+            let id = 1u64 << 32;
+            algorithms::exclusive_scan!(
+                &stream,
+                &df.slice(1..),
+                &mut out.slice_mut(2..),
+                id,
+                |p: u64, q: u64| {
+                    let (pa, pb) = ((p >> 32) as u32, p as u32);
+                    let (qa, qb) = ((q >> 32) as u32, q as u32);
+                    ((pa.wrapping_mul(qa) as u64) << 32)
+                        | qa.wrapping_mul(pb).wrapping_add(qb) as u64
+                }
+            )?;
+            let got = stream.to_host(&out)?;
+            assert_eq!(&got[..2], &[0, 0], "{what}: written before the view");
+            let mut run = id;
+            for i in 0..n {
+                assert_eq!(got[i + 2], run, "{what}: exclusive_scan! at {i}");
+                run = compose(run, f[i + 1]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bin of `v` as `algorithms::histogram` documents it, `None` outside the range.
+trait Binned: algorithms::Number + std::fmt::Display {
+    fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize>;
+    /// A range and values reaching a little past it on both sides.
+    fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>);
+}
+macro_rules! binned_ints {
+    ($($t:ty: $end:expr),*) => {$(impl Binned for $t {
+        fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+            (v >= lower && v < upper).then(|| {
+                ((v as i128 - lower as i128) * bins as i128 / (upper as i128 - lower as i128)) as usize
+            })
+        }
+        fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>) {
+            // 64-bit ranges keep (upper - lower) × bins within 64 bits, as documented.
+            let end: fn(&mut fastrand::Rng) -> $t = $end;
+            let (a, b) = (end(r), end(r));
+            let (lower, upper) = if a < b { (a, b) } else if b < a { (b, a) } else { (<$t>::MIN, <$t>::MAX) };
+            // Half of the values in the range, the rest anywhere.
+            let span = (upper as i128 - lower as i128) as u128;
+            let vals = (0..3000).map(|k| if k % 2 == 0 {
+                (lower as i128 + (r.u128(..) % span) as i128) as $t
+            } else {
+                r.u64(..) as $t
+            }).collect();
+            (lower, upper, vals)
+        }
+    })*};
+}
+binned_ints!(i8: |r| r.i8(..), i16: |r| r.i16(..), i32: |r| r.i32(..),
+    i64: |r| r.i64(-(1 << 40)..1 << 40), isize: |r| r.isize(-(1 << 40)..1 << 40), u8: |r| r.u8(..),
+    u16: |r| r.u16(..), u32: |r| r.u32(..), u64: |r| r.u64(u64::MAX - (1 << 41)..),
+    usize: |r| r.usize(..1 << 41));
+macro_rules! binned_floats {
+    ($($t:ty),*) => {$(impl Binned for $t {
+        fn bin(v: Self, lower: Self, upper: Self, bins: usize) -> Option<usize> {
+            (v >= lower && v < upper).then(|| (((v - lower) * (bins as $t / (upper - lower))) as usize).min(bins - 1))
+        }
+        fn setup(r: &mut fastrand::Rng) -> (Self, Self, Vec<Self>) {
+            let lower = (r.f64() * 10.0 - 5.0) as $t;
+            let upper = lower + (r.f64() * 20.0 + 0.5) as $t;
+            let vals = (0..3000).map(|k| match k % 50 {
+                0 => <$t>::NAN,
+                1 => upper,
+                2 => lower,
+                _ => lower - 1.0 + (r.f64() as $t) * (upper - lower + 2.0),
+            }).collect();
+            (lower, upper, vals)
+        }
+    })*};
+}
+binned_floats!(f32, f64);
+
+fn check_histogram<T: Binned>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for bins in [1usize, 7, 256, 4096, 5000] {
+            let (lower, upper, x) = T::setup(&mut r);
+            let mut want = vec![0u32; bins];
+            for &v in &x {
+                if let Some(b) = T::bin(v, lower, upper, bins) {
+                    want[b] += 1;
+                }
+            }
+            let dx = stream.to_device(&x)?;
+            let mut got = stream.to_device(&vec![9u32; bins])?;
+            algorithms::histogram(&stream, &dx, lower, upper, &mut got)?;
+            assert_eq!(
+                stream.to_host(&got)?,
+                want,
+                "{}: {} bins over {lower}..{upper} of {}",
+                dev.name(),
+                bins,
+                std::any::type_name::<T>()
+            );
+        }
+    }
+    Ok(())
+}
+
+macro_rules! histogram_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_histogram::<$t>()
+        }
+    )*};
+}
+histogram_tests!(histogram_i8: i8, histogram_i16: i16, histogram_i32: i32,
+    histogram_i64: i64, histogram_isize: isize, histogram_u64: u64, histogram_u8: u8, histogram_u16: u16, histogram_u32: u32,
+    histogram_usize: usize, histogram_f32: f32, histogram_f64: f64);
+
+#[test]
+fn histogram_refuses_bad_ranges() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let x = stream.to_device(&[1.0f32, 2.0])?;
+    let mut bins = stream.alloc_zeros::<u32>(4)?;
+    for (lo, hi) in [
+        (1.0, 1.0),
+        (2.0, 1.0),
+        (0.0, f32::INFINITY),
+        (f32::NAN, 1.0),
+    ] {
+        let e = algorithms::histogram(&stream, &x, lo, hi, &mut bins).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(_)), "{lo}..{hi}: {e}");
+    }
+    let xi = stream.to_device(&[1i64])?;
+    let e = algorithms::histogram(&stream, &xi, i64::MIN, i64::MAX, &mut bins).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    Ok(())
+}
+
+/// Sort keys: their order as the sort documents it, and random keys with many repeats
+/// (stability shows) and, for floats, the special values.
+trait SortKey: algorithms::Number {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+    fn key(r: &mut fastrand::Rng, repeats: bool) -> Self;
+    fn bits(self) -> u64;
+}
+macro_rules! int_keys {
+    ($($t:ty),*) => {$(impl SortKey for $t {
+        fn order(a: &Self, b: &Self) -> std::cmp::Ordering { a.cmp(b) }
+        fn key(r: &mut fastrand::Rng, repeats: bool) -> Self {
+            if repeats { r.i64(-8..8) as $t } else { r.u64(..) as $t }
+        }
+        fn bits(self) -> u64 { self as u64 }
+    })*};
+}
+int_keys!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+macro_rules! float_keys {
+    ($($t:ty),*) => {$(impl SortKey for $t {
+        fn order(a: &Self, b: &Self) -> std::cmp::Ordering { a.total_cmp(b) }
+        fn key(r: &mut fastrand::Rng, repeats: bool) -> Self {
+            const SPECIAL: [$t; 8] = [<$t>::NAN, -<$t>::NAN, <$t>::INFINITY, <$t>::NEG_INFINITY, 0.0, -0.0, <$t>::MIN_POSITIVE, -<$t>::MAX];
+            match r.u32(0..20) {
+                0 => SPECIAL[r.usize(0..8)],
+                _ if repeats => r.i32(-8..8) as $t * 0.5,
+                _ => (r.f64() - 0.5) as $t * 1e6,
+            }
+        }
+        fn bits(self) -> u64 { self.to_bits() as u64 }
+    })*};
+}
+float_keys!(f32, f64);
+
+fn check_sort<K: SortKey>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        // Fewer lengths than `lengths()` on the simulator, where a sort of 70001 64-bit keys
+        // takes a minute; 2^28 is run for u32 on its own.
+        let lengths = lengths::<K>(&dev);
+        for n in lengths
+            .into_iter()
+            .filter(|&n| n < 20_000_000 && (n < 10_000 || !dev.is_simulator()))
+        {
+            for repeats in [false, true] {
+                let what = format!(
+                    "{} {} n={n} repeats={repeats}",
+                    dev.name(),
+                    std::any::type_name::<K>()
+                );
+                let keys: Vec<K> = (0..n).map(|_| K::key(&mut r, repeats)).collect();
+                let values: Vec<u32> = (0..n as u32).collect();
+                let mut want: Vec<(K, u32)> =
+                    keys.iter().copied().zip(values.iter().copied()).collect();
+                want.sort_by(|a, b| K::order(&a.0, &b.0));
+                // Keys only, in a view between two guard elements.
+                let guard = K::key(&mut r, false);
+                let mut padded = vec![guard];
+                padded.extend(&keys);
+                padded.push(guard);
+                let mut dk = stream.to_device(&padded)?;
+                algorithms::sort(&stream, &mut dk.slice_mut(1..n + 1))?;
+                let got = stream.to_host(&dk)?;
+                assert_eq!(got[0].bits(), guard.bits(), "{what}: guard before");
+                assert_eq!(got[n + 1].bits(), guard.bits(), "{what}: guard after");
+                for i in 0..n {
+                    assert_eq!(got[i + 1].bits(), want[i].0.bits(), "{what}: key {i}");
+                }
+                // Pairs: the values are the original positions, so a stable sort is the
+                // CPU's stable sort exactly.
+                let mut dk = stream.to_device(&keys)?;
+                let mut dv = stream.to_device(&values)?;
+                algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+                let (gk, gv) = (stream.to_host(&dk)?, stream.to_host(&dv)?);
+                for i in 0..n {
+                    assert_eq!(gk[i].bits(), want[i].0.bits(), "{what}: pair key {i}");
+                    assert_eq!(gv[i], want[i].1, "{what}: pair value {i} (stability)");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! sort_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_sort::<$t>()
+        }
+    )*};
+}
+sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize: isize,
+    sort_u8: u8, sort_u16: u16, sort_u32: u32, sort_u64: u64, sort_usize: usize,
+    sort_f32: f32, sort_f64: f64);
+
+#[test]
+fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    let stream = dev.default_stream();
+    let n = 3000;
+    let keys: Vec<u16> = (0..n).map(|_| fastrand::u16(..100)).collect();
+    let values: Vec<f64> = (0..n).map(|_| fastrand::f64()).collect();
+    let mut want: Vec<(u16, f64)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    want.sort_by_key(|p| p.0);
+    let (mut dk, mut dv) = (stream.to_device(&keys)?, stream.to_device(&values)?);
+    algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+    let got: Vec<(u16, f64)> = stream
+        .to_host(&dk)?
+        .into_iter()
+        .zip(stream.to_host(&dv)?)
+        .collect();
+    assert_eq!(got, want);
+    let mut short = stream.alloc_zeros::<f64>(n - 1)?;
+    let e = algorithms::sort_pairs(&stream, &mut dk, &mut short).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
+    Ok(())
+}
+
+/// 2^28 keys and pairs (the benchmark's sizes), on the GPU only.
+#[test]
+fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
+    let dev = cuprum_testkit::device()?;
+    if dev.is_simulator() {
+        return Ok(());
+    }
+    let stream = dev.default_stream();
+    let n = 1 << 28;
+    let keys = cuprum_testkit::random_u32(n);
+    let mut want = keys.clone();
+    want.sort_unstable();
+    let mut dk = stream.to_device(&keys)?;
+    let mut dv = stream.to_device(&keys)?;
+    algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+    assert!(stream.to_host(&dk)? == want, "keys");
+    assert!(stream.to_host(&dv)? == want, "values");
+    Ok(())
+}
+
+#[test]
+fn ptxas_accepts_every_algorithm_kernel() {
+    cuprum_testkit::assert_ptxas_accepts(&algorithms::__kernels());
+}
