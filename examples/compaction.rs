@@ -11,7 +11,14 @@
 //! energy, and `algorithms::sort_pairs` orders the kept particles by energy with their
 //! indices. Everything is checked against the CPU.
 //!
-//! Run: `cargo run --release --example compaction`. Exits non-zero when a result is wrong.
+//! Run: `cargo run --release --example compaction`. Exits non-zero when a result is wrong,
+//! and on a GPU exits (code 3, naming the step) when a step does not finish in
+//! [`STEP_LIMIT`]: CUDA cannot stop a running kernel, so waiting for one that never ends
+//! would never return.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use cuprum::algorithms;
 use cuprum::prelude::*;
@@ -49,22 +56,89 @@ pub fn write_kept(
     }
 }
 
+/// The longest one step may take on a GPU (each takes milliseconds at 50 M elements).
+pub const STEP_LIMIT: Duration = Duration::from_secs(20);
+
+/// The step running now and since when; on a GPU a watchdog thread ends the process when one
+/// runs past [`STEP_LIMIT`] (the library's calls that return host values wait for the GPU
+/// inside, so only another thread can give up on them). Stopped when dropped.
+struct Watchdog {
+    step: Arc<Mutex<(&'static str, Instant)>>,
+    done: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    fn new(dev: &Device) -> Watchdog {
+        let step = Arc::new(Mutex::new(("uploading the input", Instant::now())));
+        let done = Arc::new(AtomicBool::new(false));
+        if !dev.is_simulator() {
+            let (step, done) = (step.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    let (name, since) = *step.lock().unwrap_or_else(|e| e.into_inner());
+                    if !done.load(Ordering::Relaxed) && since.elapsed() > STEP_LIMIT {
+                        eprintln!("compaction: STUCK: {name} did not finish in {STEP_LIMIT:?}");
+                        std::process::exit(3);
+                    }
+                }
+            });
+        }
+        Watchdog { step, done }
+    }
+
+    /// Marks the start of `name`.
+    fn step(&self, name: &'static str) {
+        *self.step.lock().unwrap_or_else(|e| e.into_inner()) = (name, Instant::now());
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Runs the example on `dev`.
 pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
-    let stream = dev.default_stream();
     let n = if cuprum_testkit::small_inputs(dev) {
         300_001
     } else {
         50_000_017
+    };
+    run_with(dev, n, true)
+}
+
+/// The example with `n` particles (`tests/gpu_algorithms.rs` runs it at other sizes). With
+/// `each_step_alone`, the host waits for each step before queueing the next (so that a step
+/// that does not finish is the one named); without, the work is queued as a program would.
+pub fn run_with(
+    dev: &Device,
+    n: usize,
+    each_step_alone: bool,
+) -> Result<std::result::Result<String, String>> {
+    let stream = dev.default_stream();
+    let watchdog = Watchdog::new(dev);
+    let wait = || {
+        if each_step_alone {
+            stream.synchronize()
+        } else {
+            Ok(())
+        }
     };
     let energy = cuprum_testkit::random_f32(n, 0.0, 10.0);
     let threshold = 7.5;
     let blocks = n.div_ceil(BLOCK as usize);
     let de = stream.to_device(&energy)?;
     let mut counts = stream.alloc_zeros::<u32>(blocks)?;
+    watchdog.step("count_kept");
     launch!(count_kept<<<blocks as u32, BLOCK, stream>>>(&mut counts, &de, threshold))?;
+    wait()?;
     let mut first = stream.alloc_zeros::<u32>(blocks)?;
+    watchdog.step("algorithms::exclusive_sum of the block counts");
     algorithms::exclusive_sum(&stream, &counts, &mut first)?;
+    wait()?;
+    watchdog.step("algorithms::sum of the block counts");
     let total = algorithms::sum(&stream, &counts)? as usize;
     if total > n {
         return Ok(Err(format!(
@@ -73,13 +147,18 @@ pub fn run(dev: &Device) -> Result<std::result::Result<String, String>> {
     }
     let mut kept_energy = stream.to_device(&vec![f32::NAN; total])?;
     let mut kept_index = stream.to_device(&vec![u32::MAX; total])?;
+    watchdog.step("write_kept");
     launch!(write_kept<<<blocks as u32, BLOCK, stream>>>(
         &mut kept_energy, &mut kept_index, &de, &first, threshold
     ))?;
+    wait()?;
+    watchdog.step("algorithms::max of the kept energies");
     let largest = algorithms::max(&stream, &kept_energy)?;
     let (got_e, got_i) = (stream.to_host(&kept_energy)?, stream.to_host(&kept_index)?);
+    watchdog.step("algorithms::sort_pairs of the kept particles");
     algorithms::sort_pairs(&stream, &mut kept_energy, &mut kept_index)?;
     let (sorted_e, sorted_i) = (stream.to_host(&kept_energy)?, stream.to_host(&kept_index)?);
+    drop(watchdog);
 
     // The CPU's answers.
     let want: Vec<(f32, u32)> = (0..n)

@@ -38,7 +38,8 @@ examples! {
     fast_matmul = "../examples/fast_matmul.rs": fast_matmul;
     laplace = "../examples/laplace.rs": laplace;
     reduce6 = "../examples/reduce6.rs": reduce6<256>;
-    nbody = "../examples/nbody.rs": nbody;
+    nbody_tile = "../examples/nbody_tile.rs": nbody;
+    nbody = "../examples/nbody.rs": nbody_step, kinetic_energy;
 }
 
 /// An example's `run`: its verdict on a device.
@@ -65,6 +66,7 @@ fn every_example_runs_on_the_simulator() {
         ("fast_matmul", fast_matmul::run),
         ("laplace", laplace::run),
         ("reduce6", reduce6::run),
+        ("nbody_tile", nbody_tile::run),
         ("nbody", nbody::run),
     ];
     for (name, run) in runs {

@@ -449,3 +449,35 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
 fn ptxas_accepts_every_algorithm_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&algorithms::__kernels());
 }
+
+#[allow(dead_code)]
+#[path = "../examples/compaction.rs"]
+mod compaction;
+
+/// The compaction example's exact sequence of calls (`gpu::block` in its kernels, then
+/// `exclusive_sum`, `sum`, `max` and `sort_pairs` of (f32, u32) in one stream, reusing the
+/// algorithms' temporary storage), checked against the CPU, at sizes where the scan of the
+/// block counts has one tile and several; on a GPU also at the example's 50 M, which stalled
+/// on the H200. On a GPU, a step that does not finish ends the process (code 3, naming it)
+/// instead of hanging the test. Each size runs queued as the example's code is written, then
+/// with the host waiting after each step (which names a step that does not finish).
+#[test]
+fn compaction_example_sequence() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let sizes: &[usize] = if dev.is_simulator() {
+            &[70_001, 600_017]
+        } else {
+            &[600_017, 4_000_037, 50_000_017]
+        };
+        for &n in sizes {
+            for alone in [false, true] {
+                let what = format!("{} n={n} each_step_alone={alone}", dev.name());
+                match compaction::run_with(&dev, n, alone)? {
+                    Ok(summary) => eprintln!("{what}: {summary}"),
+                    Err(wrong) => panic!("{what}: {wrong}"),
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -19,6 +19,27 @@ pub const PANIC_FN: &str = "__cuprum_panic";
 /// kernel, so two kernels never share one); the panic path copies it into the record.
 pub const KERNEL_ID_SYMBOL: &str = "__cuprum_kernel_id";
 
+/// The alignment kernels assume for the elements of a slice parameter whose element type
+/// has `size` bytes and `align`ment: its own alignment, raised to the largest power of two
+/// up to 16 that divides its size, so that a 16-byte element (`[f32; 4]`, a 16-byte struct)
+/// is read and written as one vector access (`ld.global.nc.v4.f32`), a 32-byte one as two,
+/// an 8-byte one (`[f32; 2]`) as one `.v2`. The compiler marks the kernel's pointers with
+/// it, and every launch, on the GPU and on the simulator, refuses a slice whose address is
+/// not a multiple of it (a view's offset is a multiple of the element size, so only memory
+/// from elsewhere can break it).
+pub const fn element_align(size: u64, align: u64) -> u64 {
+    if size == 0 {
+        return align;
+    }
+    let pow = 1u64 << size.trailing_zeros();
+    let pow = if pow > 16 { 16 } else { pow };
+    if pow > align {
+        pow
+    } else {
+        align
+    }
+}
+
 /// The record a stream's checked kernels report a failed check to.
 ///
 /// The kernel's hidden last parameter is the address of the *claim* (device memory):

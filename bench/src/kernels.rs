@@ -41,7 +41,7 @@ examples! {
     ex_fast_matmul = "../../examples/fast_matmul.rs": fast_matmul / fast_matmul_unchecked;
     ex_laplace = "../../examples/laplace.rs": laplace / laplace_unchecked;
     ex_reduce6 = "../../examples/reduce6.rs": reduce6 / reduce6_unchecked<256>;
-    ex_nbody = "../../examples/nbody.rs": nbody / nbody_unchecked;
+    ex_nbody = "../../examples/nbody_tile.rs": nbody / nbody_unchecked;
 }
 
 /// Writes the PTX of every suite kernel to `dir/<kernel>.ptx` (twins: `<kernel>_unchecked.ptx`).

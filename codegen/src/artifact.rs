@@ -101,6 +101,8 @@ pub struct Artifact {
     pub structs: Vec<StructLayout>,
     /// The module's `const` and `static` items the kernel used, with the values it computed.
     pub items: Vec<ItemUse>,
+    /// The enums the kernel uses that its module can name, as the kernel compiler read them.
+    pub enums: Vec<crate::ty::EnumDef>,
 }
 
 /// One build of a kernel.
@@ -165,22 +167,14 @@ pub struct ItemUse {
     pub name: String,
     /// The use's span.
     pub span: Span,
-    /// The value the kernel compiler computed, where it is a scalar.
-    pub value: ItemValue,
+    /// Conditions that the item (named with the use's span) holds that value, one per
+    /// scalar of it (a struct's fields, an array's elements, up to [`LEAF_CHECKS`]).
+    pub checks: Vec<TokenStream>,
 }
 
-/// The value of a module item a kernel used.
-#[derive(Debug)]
-pub enum ItemValue {
-    /// An integer of the named type.
-    Int(i128, &'static str),
-    /// A `bool`.
-    Bool(bool),
-    /// A float: its bits, as the type's `to_bits` gives them.
-    Float(u64),
-    /// An array or table: only its use is confirmed.
-    Other,
-}
+/// How many scalars of one constant [`ItemUse::checks`] compares with rustc's value (a bound
+/// that keeps rustc's const evaluation short for large tables).
+pub const LEAF_CHECKS: usize = 64;
 
 /// Compiles a kernel for `toolchain` (see [`compile_with`](crate::compile_with)) and assembles
 /// its cubins.
@@ -245,6 +239,7 @@ fn artifact(
     Artifact {
         records_failures: p.records_failures(options.checked),
         structs: struct_layouts(p, source),
+        enums: enums_used(p, source),
         items: items_used(p),
         sites,
         sim,
@@ -261,6 +256,7 @@ fn struct_layouts(p: &Program, source: &KernelSource) -> Vec<StructLayout> {
     fn collect<'t>(ty: &'t Ty, out: &mut Vec<&'t StructDef>) {
         match ty {
             Ty::Array(t, _) => collect(t, out),
+            Ty::Slice { elem, .. } | Ty::Shared { elem, .. } => collect(elem, out),
             Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
             Ty::Struct(d) if !out.iter().any(|s| s.name == d.name) => {
                 out.push(d);
@@ -277,7 +273,7 @@ fn struct_layouts(p: &Program, source: &KernelSource) -> Vec<StructLayout> {
         collect(&f.ret, &mut defs);
     }
     defs.into_iter()
-        .filter(|d| source.consts.get_struct(&d.name).is_some())
+        .filter(|d| source.consts.nameable(&d.name))
         .filter_map(|d| {
             let layout = struct_layout(d)?;
             Some(StructLayout {
@@ -303,21 +299,87 @@ fn items_used(p: &Program) -> Vec<ItemUse> {
         if out.iter().any(|i| &i.name == name) {
             continue;
         }
-        let value_of = match (&value.kind, &value.ty) {
-            (ExprKind::Int(v), Ty::Scalar(s)) => ItemValue::Int(*v, s.name()),
-            (ExprKind::Bool(v), _) => ItemValue::Bool(*v),
-            (ExprKind::Float(v), Ty::Scalar(s)) => ItemValue::Float(if s.name() == "f32" {
-                (*v as f32).to_bits() as u64
-            } else {
-                v.to_bits()
-            }),
-            _ => ItemValue::Other,
-        };
+        let ident = format_ident!("{}", name, span = value.span);
+        let mut checks = Vec::new();
+        value_checks(quote::quote!(#ident), value, &mut checks);
         out.push(ItemUse {
             name: name.clone(),
             span: value.span,
-            value: value_of,
+            checks,
         });
     }
+    out
+}
+
+/// Conditions that `place` (an expression naming a part of a constant) holds `value`, one per
+/// scalar, at most [`LEAF_CHECKS`] in all.
+fn value_checks(place: TokenStream, value: &crate::ir::Expr, out: &mut Vec<TokenStream>) {
+    use quote::quote;
+    if out.len() >= LEAF_CHECKS {
+        return;
+    }
+    match (&value.kind, &value.ty) {
+        (ExprKind::Int(v), Ty::Scalar(s)) => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+            let t = format_ident!("{}", s.name());
+            out.push(quote!(#place == (#lit as #t)));
+        }
+        (ExprKind::Int(v), Ty::Enum(_)) => {
+            let lit = proc_macro2::Literal::i128_unsuffixed(*v);
+            out.push(quote!((#place as i128) == #lit));
+        }
+        (ExprKind::Bool(v), _) => out.push(quote!(#place == #v)),
+        (ExprKind::Float(v), Ty::Scalar(s)) => {
+            let bits = if s.name() == "f32" {
+                proc_macro2::Literal::u64_unsuffixed((*v as f32).to_bits() as u64)
+            } else {
+                proc_macro2::Literal::u64_unsuffixed(v.to_bits())
+            };
+            out.push(quote!(#place.to_bits() as u64 == #bits));
+        }
+        (ExprKind::Array(xs), _) => {
+            for (k, x) in xs.iter().enumerate() {
+                value_checks(quote!(#place[#k]), x, out);
+            }
+        }
+        (ExprKind::Tuple(xs), Ty::Struct(d)) => {
+            for (x, (f, _)) in xs.iter().zip(&d.fields) {
+                let member: syn::Member = if d.tuple {
+                    syn::Member::Unnamed(syn::Index::from(f.parse::<usize>().unwrap_or(0)))
+                } else {
+                    syn::Member::Named(format_ident!("{}", f))
+                };
+                value_checks(quote!(#place.#member), x, out);
+            }
+        }
+        (ExprKind::Tuple(xs), _) => {
+            for (k, x) in xs.iter().enumerate() {
+                let k = syn::Index::from(k);
+                value_checks(quote!(#place.#k), x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The enums the kernel uses (as values, fields, elements) that its module can name.
+fn enums_used(p: &Program, source: &KernelSource) -> Vec<crate::ty::EnumDef> {
+    fn collect(ty: &Ty, out: &mut Vec<crate::ty::EnumDef>) {
+        match ty {
+            Ty::Array(t, _) => collect(t, out),
+            Ty::Tuple(ts) => ts.iter().for_each(|t| collect(t, out)),
+            Ty::Struct(d) => d.fields.iter().for_each(|(_, t)| collect(t, out)),
+            Ty::Enum(d) if !out.iter().any(|e| e.name == d.name) => out.push((**d).clone()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for f in std::iter::once(&p.kernel).chain(&p.functions) {
+        for l in &f.locals {
+            collect(&l.ty, &mut out);
+        }
+        collect(&f.ret, &mut out);
+    }
+    out.retain(|d| source.consts.nameable(&d.name));
     out
 }

@@ -81,7 +81,13 @@ pub(crate) const MAX_CONST_DEPTH: u32 = 256;
 pub struct ModuleItems {
     items: Rc<Vec<ModuleItem>>,
     structs: Rc<Vec<ModuleStruct>>,
+    enums: Rc<Vec<ModuleEnum>>,
     impls: Rc<Vec<Rc<syn::ItemImpl>>>,
+    /// The module's `use` items (`crate::imports`).
+    imports: Rc<crate::imports::Imports>,
+    /// The items of the modules that define the `DeviceCopy` types this module imports
+    /// (from their derives' bundles), searched after the module's own.
+    foreign: Rc<Vec<(String, ModuleItems)>>,
 }
 
 /// A struct defined in the module: kernels may use it when it derives `DeviceCopy`.
@@ -93,8 +99,22 @@ pub struct ModuleStruct {
     pub device_copy: bool,
 }
 
+/// A field-less enum defined in the module: kernels may use it when it derives `DeviceCopy`.
+#[derive(Clone, Debug)]
+pub struct ModuleEnum {
+    /// The definition as written.
+    pub item: Rc<syn::ItemEnum>,
+    /// Whether its `#[derive(..)]` lists `DeviceCopy`.
+    pub device_copy: bool,
+}
+
 /// Whether `attrs` hold a `#[derive(..)]` that lists `DeviceCopy` (by any path).
 fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
+    derives(attrs, "DeviceCopy")
+}
+
+/// Whether `attrs` hold a `#[derive(..)]` that lists `name` (by any path).
+pub fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("derive")
             && a.parse_args_with(
@@ -103,7 +123,7 @@ fn derives_device_copy(attrs: &[syn::Attribute]) -> bool {
             .is_ok_and(|paths| {
                 paths
                     .iter()
-                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "DeviceCopy"))
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
             })
     })
 }
@@ -113,7 +133,9 @@ impl ModuleItems {
     pub fn from_items<'i>(items: impl IntoIterator<Item = &'i syn::Item>) -> ModuleItems {
         let mut out = Vec::new();
         let mut structs = Vec::new();
+        let mut enums = Vec::new();
         let mut impls = Vec::new();
+        let mut imports = crate::imports::Imports::default();
         for item in items {
             match item {
                 syn::Item::Impl(i)
@@ -134,6 +156,11 @@ impl ModuleItems {
                         item: Rc::new(s.clone()),
                     })
                 }
+                syn::Item::Use(u) => imports.add(u),
+                syn::Item::Enum(e) if e.generics.params.is_empty() => enums.push(ModuleEnum {
+                    device_copy: derives_device_copy(&e.attrs),
+                    item: Rc::new(e.clone()),
+                }),
                 // Too deep to copy: left out (a use is then an unknown name).
                 syn::Item::Const(c) if !shallow(&c.expr, MAX_CONST_DEPTH) => {}
                 syn::Item::Static(s) if !shallow(&s.expr, MAX_CONST_DEPTH) => {}
@@ -166,12 +193,47 @@ impl ModuleItems {
         ModuleItems {
             items: Rc::new(unique),
             structs: Rc::new(structs),
+            enums: Rc::new(enums),
             impls: Rc::new(impls),
+            imports: Rc::new(imports),
+            foreign: Rc::new(Vec::new()),
         }
     }
 
     /// The method or associated function `name` of a `#[device] impl` of the struct `ty`.
     pub fn method(&self, ty: &str, name: &str) -> Option<&syn::ImplItemFn> {
+        if self.get_own_type(ty) {
+            return self.own_method(ty, name);
+        }
+        self.foreign
+            .iter()
+            .find_map(|(_, m)| m.get_own_type(ty).then(|| m.own_method(ty, name)).flatten())
+    }
+
+    /// Whether `other` is these items (not another module's read separately).
+    pub fn same_module(&self, other: &ModuleItems) -> bool {
+        Rc::ptr_eq(&self.items, &other.items)
+    }
+
+    /// The items of the module that defines the struct or enum `ty`: these, or an imported
+    /// type's module's (where its methods' names resolve).
+    pub fn module_of_type(&self, ty: &str) -> ModuleItems {
+        if self.get_own_type(ty) {
+            return self.clone();
+        }
+        self.foreign
+            .iter()
+            .find(|(_, m)| m.get_own_type(ty))
+            .map_or_else(|| self.clone(), |(_, m)| m.clone())
+    }
+
+    /// Whether the module itself defines the struct or enum `name`.
+    fn get_own_type(&self, name: &str) -> bool {
+        self.structs.iter().any(|s| s.item.ident == name)
+            || self.enums.iter().any(|e| e.item.ident == name)
+    }
+
+    fn own_method(&self, ty: &str, name: &str) -> Option<&syn::ImplItemFn> {
         self.impls
             .iter()
             .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
@@ -184,6 +246,13 @@ impl ModuleItems {
 
     /// The associated `const name: T = value;` of a `#[device] impl` of the struct `ty`.
     pub fn impl_const(&self, ty: &str, name: &str) -> Option<(Rc<syn::Type>, Rc<syn::Expr>)> {
+        if !self.get_own_type(ty) {
+            return self
+                .foreign
+                .iter()
+                .find(|(_, m)| m.get_own_type(ty))
+                .and_then(|(_, m)| m.impl_const(ty, name));
+        }
         self.impls
             .iter()
             .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident(ty)))
@@ -202,11 +271,44 @@ impl ModuleItems {
             .iter()
             .flat_map(|i| &i.items)
             .any(|it| matches!(it, syn::ImplItem::Fn(f) if f.sig.ident == name))
+            || self.foreign.iter().any(|(_, m)| m.has_method(name))
     }
 
-    /// The struct named `name`.
+    /// The struct named `name`: the module's own, or one of an imported type's module.
     pub fn get_struct(&self, name: &str) -> Option<&ModuleStruct> {
-        self.structs.iter().find(|s| s.item.ident == name)
+        self.structs
+            .iter()
+            .find(|s| s.item.ident == name)
+            .or_else(|| self.foreign.iter().find_map(|(_, m)| m.get_struct(name)))
+    }
+
+    /// The enum named `name`: the module's own, or one of an imported type's module.
+    pub fn get_enum(&self, name: &str) -> Option<&ModuleEnum> {
+        self.enums
+            .iter()
+            .find(|e| e.item.ident == name)
+            .or_else(|| self.foreign.iter().find_map(|(_, m)| m.get_enum(name)))
+    }
+
+    /// The module's `use` items.
+    pub fn imports(&self) -> &crate::imports::Imports {
+        &self.imports
+    }
+
+    /// Whether the kernel's module can name the user type `name` (the simulator's code and
+    /// the layout assertions name it there): its own types, and those it imports.
+    pub fn nameable(&self, name: &str) -> bool {
+        self.get_own_type(name) || self.foreign.iter().any(|(n, _)| n == name)
+    }
+
+    /// These items with more modules to search after them: those of imported `DeviceCopy`
+    /// types (by the name the type is imported under) and of the same file that the module
+    /// imports from (by an empty name).
+    pub fn with_foreign(&self, foreign: Vec<(String, ModuleItems)>) -> ModuleItems {
+        ModuleItems {
+            foreign: Rc::new(self.foreign.iter().cloned().chain(foreign).collect()),
+            ..self.clone()
+        }
     }
 
     /// These items with, ahead of them, the const generic parameters of one instance:
@@ -233,8 +335,7 @@ impl ModuleItems {
         out.extend(self.items.iter().cloned());
         ModuleItems {
             items: Rc::new(out),
-            structs: self.structs.clone(),
-            impls: self.impls.clone(),
+            ..self.clone()
         }
     }
 
@@ -243,14 +344,21 @@ impl ModuleItems {
         self.items.iter().any(|i| i.kind == ItemKind::Param)
     }
 
-    /// The item named `name`.
+    /// The item named `name`: the module's own, or one that the module imports by name
+    /// (`use crate::model::DT;`) from the module of an imported `DeviceCopy` type (rustc
+    /// checks the value read, as for the module's own, `confirm_items`).
     pub fn get(&self, name: &str) -> Option<&ModuleItem> {
-        self.items.iter().find(|i| i.name == name)
+        self.items.iter().find(|i| i.name == name).or_else(|| {
+            if !self.imports.names(name) {
+                return None;
+            }
+            self.foreign.iter().find_map(|(_, m)| m.get(name))
+        })
     }
 
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty() && self.structs.is_empty()
+        self.items.is_empty() && self.structs.is_empty() && self.enums.is_empty()
     }
 
     /// The items as Rust source tokens (`const A: T = v; static B: U = w;`), for a
@@ -268,13 +376,23 @@ impl ModuleItems {
             };
             item.to_tokens(&mut out);
         }
-        // The `DeviceCopy` structs, without their attributes but `repr` and `derive` (a
-        // bundle is re-parsed as items, never compiled).
+        // The `use` items (which constants and types the module imports), then the
+        // `DeviceCopy` structs, without their attributes but `repr` and `derive` (a bundle is
+        // re-parsed as items, never compiled).
+        for u in self.imports.items() {
+            u.to_tokens(&mut out);
+        }
         for i in self.impls.iter() {
             i.to_tokens(&mut out);
         }
         for s in self.structs.iter().filter(|s| s.device_copy) {
             let mut item = (*s.item).clone();
+            item.attrs
+                .retain(|a| a.path().is_ident("derive") || a.path().is_ident("repr"));
+            item.to_tokens(&mut out);
+        }
+        for e in self.enums.iter().filter(|e| e.device_copy) {
+            let mut item = (*e.item).clone();
             item.attrs
                 .retain(|a| a.path().is_ident("derive") || a.path().is_ident("repr"));
             item.to_tokens(&mut out);
@@ -289,17 +407,28 @@ impl ModuleItems {
 /// several functions of that name in one file. Empty when the file does not parse or the
 /// function is not found (a function made by a macro, say).
 pub fn module_items(source: &str, name: &str, attr: &str, line: Option<usize>) -> ModuleItems {
-    // The file is the user's, not the kernel: only what the kernel compiler can walk
-    // without running out of stack is searched (rustc parsed it already).
-    let Ok(tokens) = source.parse::<TokenStream>() else {
-        return ModuleItems::default();
-    };
-    if crate::check::check_nesting(&tokens).is_err() {
-        return ModuleItems::default();
+    match parse_file(source) {
+        Some(file) => module_items_in(&file, source, name, attr, line),
+        None => ModuleItems::default(),
     }
-    let Ok(file) = syn::parse2::<syn::File>(tokens) else {
-        return ModuleItems::default();
-    };
+}
+
+/// `source` parsed, when it parses and nests no deeper than the kernel compiler walks (the
+/// file is the user's, not the kernel; rustc parsed it already).
+pub fn parse_file(source: &str) -> Option<syn::File> {
+    let tokens = source.parse::<TokenStream>().ok()?;
+    crate::check::check_nesting(&tokens).ok()?;
+    syn::parse2::<syn::File>(tokens).ok()
+}
+
+/// [`module_items`] of a file already parsed.
+pub fn module_items_in(
+    file: &syn::File,
+    source: &str,
+    name: &str,
+    attr: &str,
+    line: Option<usize>,
+) -> ModuleItems {
     let mut found: Vec<&[syn::Item]> = Vec::new();
     find_fns(&file.items, name, attr, &mut found);
     let module = match found.len() {
@@ -308,7 +437,56 @@ pub fn module_items(source: &str, name: &str, attr: &str, line: Option<usize>) -
         // Several modules of this file define such a function: the k-th `fn name` in the
         // text is the k-th found (both go in source order).
         _ => {
-            let lines = fn_lines(source, name);
+            let lines = fn_lines(source, "fn", name);
+            let k = line.and_then(|l| lines.iter().position(|&x| x == l));
+            match k.and_then(|k| found.get(k)) {
+                Some(m) if lines.len() == found.len() => m,
+                _ => return ModuleItems::default(),
+            }
+        }
+    };
+    let own = ModuleItems::from_items(module);
+    let layers = crate::imports::same_file_modules(&file.items, module)
+        .into_iter()
+        .map(|m| (String::new(), ModuleItems::from_items(m)))
+        .collect();
+    own.with_foreign(layers)
+}
+
+/// The items of the module, in the parsed file `file` (text `source`), that defines the
+/// struct or enum `name` (whose name is on line `line`, which picks among several).
+pub fn type_module_items(
+    file: &syn::File,
+    source: &str,
+    name: &str,
+    line: Option<usize>,
+) -> ModuleItems {
+    fn find<'f>(items: &'f [syn::Item], name: &str, out: &mut Vec<&'f [syn::Item]>) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) if s.ident == name => out.push(items),
+                syn::Item::Enum(e) if e.ident == name => out.push(items),
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        find(inner, name, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    find(&file.items, name, &mut found);
+    let lines: Vec<usize> = fn_lines(source, "struct", name)
+        .into_iter()
+        .chain(fn_lines(source, "enum", name))
+        .collect();
+    let module = match found.len() {
+        0 => return ModuleItems::default(),
+        1 => found[0],
+        _ => {
+            let mut lines = lines;
+            lines.sort_unstable();
             let k = line.and_then(|l| lines.iter().position(|&x| x == l));
             match k.and_then(|k| found.get(k)) {
                 Some(m) if lines.len() == found.len() => m,
@@ -341,8 +519,9 @@ fn find_fns<'f>(items: &'f [syn::Item], name: &str, attr: &str, out: &mut Vec<&'
     }
 }
 
-/// The 1-based lines on which `fn name` appears in `source` (as a whole word).
-fn fn_lines(source: &str, name: &str) -> Vec<usize> {
+/// The 1-based lines on which `keyword name` (`fn k`, `struct P`) appears in `source` (as
+/// whole words).
+fn fn_lines(source: &str, keyword: &str, name: &str) -> Vec<usize> {
     let mut lines = Vec::new();
     for (n, text) in source.lines().enumerate() {
         let mut words = text
@@ -350,7 +529,7 @@ fn fn_lines(source: &str, name: &str) -> Vec<usize> {
             .filter(|w| !w.is_empty());
         let mut prev = None;
         for w in words.by_ref() {
-            if prev == Some("fn") && w == name {
+            if prev == Some(keyword) && w == name {
                 lines.push(n + 1);
                 break;
             }

@@ -28,10 +28,35 @@ pub struct DeviceFn {
     pub consts: crate::consts::ModuleItems,
 }
 
-/// Call paths → device functions.
+/// Call paths → device functions, and imported type names → their modules' items.
 #[derive(Debug, Default, Clone)]
 pub struct DeviceTable {
     entries: Vec<(String, Rc<DeviceFn>)>,
+    types: Rc<Vec<(String, crate::consts::ModuleItems)>>,
+}
+
+/// The first token of a type's bundle (a `#[derive(DeviceCopy)]` macro's answer), which
+/// tells it from a device function's.
+pub const TYPE_BUNDLE: &str = "__cuprum_type";
+
+/// Encodes a type's bundle: the items of the module that defines it (as source).
+pub fn encode_type_bundle(items: &TokenStream) -> TokenStream {
+    let marker = proc_macro2::Ident::new(TYPE_BUNDLE, proc_macro2::Span::call_site());
+    quote!({ #marker { #items } })
+}
+
+/// Decodes a type's bundle; `None` when `bundle` is a device function's.
+pub fn decode_type_bundle(bundle: &Group) -> Option<syn::Result<crate::consts::ModuleItems>> {
+    let inner: Vec<TokenTree> = bundle.stream().into_iter().collect();
+    match inner.first() {
+        Some(TokenTree::Ident(i)) if i == TYPE_BUNDLE => {}
+        _ => return None,
+    }
+    let items = group(inner.get(1), Delimiter::Brace)?;
+    Some(
+        syn::parse2::<syn::File>(items.stream())
+            .map(|f| crate::consts::ModuleItems::from_items(&f.items)),
+    )
 }
 
 impl DeviceTable {
@@ -53,6 +78,21 @@ impl DeviceTable {
     /// True when no call path is known.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Adds the items of the module of the type imported as `name`.
+    pub fn insert_type(&mut self, name: &str, items: crate::consts::ModuleItems) {
+        Rc::make_mut(&mut self.types).push((name.to_string(), items));
+    }
+
+    /// Whether the type imported as `name` was asked for already.
+    pub fn has_type(&self, name: &str) -> bool {
+        self.types.iter().any(|(n, _)| n == name)
+    }
+
+    /// The imported types' modules' items, by the name each type is imported under.
+    pub fn types(&self) -> Vec<(String, crate::consts::ModuleItems)> {
+        self.types.to_vec()
     }
 }
 
@@ -308,6 +348,10 @@ pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
         let path = group(pair.first(), Delimiter::Parenthesis).ok_or_else(bad)?;
         let b = group(pair.get(1), Delimiter::Brace).ok_or_else(bad)?;
         let path: syn::Path = syn::parse2(path.stream())?;
+        if let Some(items) = decode_type_bundle(b) {
+            deps.insert_type(&path_key(&path), items?);
+            continue;
+        }
         deps.insert(&path_key(&path), decode_bundle(b)?);
     }
     let consts = match group(inner.get(2), Delimiter::Brace) {
@@ -317,6 +361,8 @@ pub fn decode_bundle(bundle: &Group) -> syn::Result<DeviceFn> {
         }
         None => crate::consts::ModuleItems::default(),
     };
+    // The modules of the types the function's module imports, which it asked for.
+    let consts = consts.with_foreign(deps.types());
     Ok(DeviceFn { item, deps, consts })
 }
 

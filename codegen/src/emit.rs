@@ -82,6 +82,7 @@ mod tests {
             name: "Inner".into(),
             fields: vec![("a".into(), s(Scalar::U8)), ("b".into(), s(Scalar::F64))],
             tuple: false,
+            align: 1,
         }));
         let defs = [
             vec![s(Scalar::F32), s(Scalar::F64), s(Scalar::U8)],
@@ -103,6 +104,7 @@ mod tests {
                 name: "S".into(),
                 fields: fields.into_iter().map(|t| (String::new(), t)).collect(),
                 tuple: false,
+                align: 1,
             };
             let ty = Ty::Struct(Rc::new(def.clone()));
             let llvm = crate::lower::value_type(&ctx, &ty)

@@ -100,7 +100,7 @@ pub struct Local {
 #[derive(Debug, Clone)]
 pub struct SharedAlloc {
     /// Element type.
-    pub elem: Scalar,
+    pub elem: Ty,
     /// Dimensions (empty for dynamic shared memory).
     pub dims: Vec<u64>,
     /// The call that made it.

@@ -17,6 +17,7 @@
 mod artifact;
 pub mod consts;
 pub mod device;
+pub mod imports;
 pub mod launch;
 
 /// Declares the compiler's internal modules: public only for this crate's tests and tools,
@@ -48,15 +49,13 @@ internal!(
 
 use inkwell::context::Context;
 
-pub use artifact::{
-    build, Artifact, Build, ItemUse, ItemValue, Sim, Site, StructLayout, Toolchain, SIM_BODY,
-};
+pub use artifact::{build, Artifact, Build, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY};
 pub use check::{check_device_in, check_nesting};
 pub use cuprum_toolkit as toolkit;
 pub use ir::Program;
 pub use options::{InstanceArg, KernelOptions};
 pub use target::Target;
-pub use ty::Scalar;
+pub use ty::{EnumDef, Scalar};
 
 /// A compiled kernel.
 #[derive(Debug)]

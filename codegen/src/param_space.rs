@@ -27,6 +27,7 @@ pub fn bytes(program: &Program, options: &KernelOptions) -> u64 {
         match &f.locals[p].ty {
             Ty::Slice { .. } => sizes.extend([8, 8]),
             Ty::Scalar(s) => sizes.push(s.bytes() as u64),
+            Ty::Enum(d) => sizes.push(d.repr.bytes() as u64),
             _ => {}
         }
     }

@@ -23,7 +23,7 @@ pub fn program(p: &Program) -> String {
     if !p.shared.is_empty() {
         out.push_str("shared:\n");
         for (i, s) in p.shared.iter().enumerate() {
-            let _ = writeln!(out, "  #{i}: {}{:?}", s.elem.name(), s.dims);
+            let _ = writeln!(out, "  #{i}: {}{:?}", s.elem, s.dims);
         }
     }
     if !p.sites.is_empty() {

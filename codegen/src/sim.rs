@@ -210,7 +210,7 @@ fn sim_type(ty: &Ty) -> TokenStream {
             quote!((#(#ts,)*))
         }
         Ty::Slice { elem, mutable } => {
-            let e = scalar_ident(*elem);
+            let e = sim_type(elem);
             if *mutable {
                 quote!(#rt::SimSliceMut<#e>)
             } else {
@@ -218,11 +218,15 @@ fn sim_type(ty: &Ty) -> TokenStream {
             }
         }
         Ty::Shared { elem, .. } => {
-            let e = scalar_ident(*elem);
+            let e = sim_type(elem);
             quote!(#rt::SharedArray<#e>)
         }
         Ty::Dim3 => quote!(#private::Dim3),
-        // The user's own struct: the simulator runs in the module that defines it.
+        // The user's own struct or enum: the simulator runs in the module that defines it.
+        Ty::Enum(d) => {
+            let name = Ident::new(&d.name, Span::call_site());
+            quote!(#name)
+        }
         Ty::Struct(d) => {
             let name = Ident::new(&d.name, Span::call_site());
             quote!(#name)
@@ -395,13 +399,18 @@ impl Emitter<'_> {
     fn place_access(&mut self, place: &Place, span: Span) -> Access {
         let base = local_name(place.base);
         match &self.f.locals[place.base].ty {
-            Ty::Slice { .. } | Ty::Shared { .. } => {
+            Ty::Slice { elem, .. } | Ty::Shared { elem, .. } => {
+                let elem = (**elem).clone();
                 let (index, rest) = self.flat_index(place, span);
-                debug_assert!(rest.is_empty(), "scalar elements have no projections");
-                Access::Element {
-                    view: quote!(#base),
-                    index,
+                if rest.is_empty() {
+                    return Access::Element {
+                        view: quote!(#base),
+                        index,
+                    };
                 }
+                let loc = self.loc(span);
+                let at = quote!(#base.at(__t, #index, #loc)?);
+                Access::Place(self.element_place(at, elem, rest, span))
             }
             local_ty => {
                 let mut path = quote!(#base);
@@ -437,6 +446,41 @@ impl Emitter<'_> {
                 Access::Local(path)
             }
         }
+    }
+
+    /// A place inside an element of a slice or shared array (`ps[i].pos[k]`): the element's
+    /// `SimPlace` (`at`, of type `ty`), then a checked index per array and a field per
+    /// struct projection.
+    fn element_place(
+        &mut self,
+        at: TokenStream,
+        mut ty: Ty,
+        proj: &[Proj],
+        span: Span,
+    ) -> TokenStream {
+        let mut path = at;
+        for p in proj {
+            match (p, ty.clone()) {
+                (Proj::Index { index, .. }, Ty::Array(elem, _)) => {
+                    let i = self.expr(index);
+                    let loc = self.loc(span);
+                    path = quote!(#path.index(__t, #i, #loc)?);
+                    ty = *elem;
+                }
+                (Proj::Field(k), Ty::Struct(d)) => {
+                    let name = Ident::new(&d.name, Span::call_site());
+                    let member = struct_member(&d, *k);
+                    let fty = d.fields[*k as usize].1.clone();
+                    let ft = sim_type(&fty);
+                    // SAFETY (of the emitted call): `#ft` is the type of field `#member` of
+                    // `#name`, the place's type, at the offset rustc gives.
+                    path = quote!(unsafe { #path.field::<#ft>(::core::mem::offset_of!(#name, #member)) });
+                    ty = fty;
+                }
+                (p, t) => unreachable!("projection {p:?} on an element part {t}"),
+            }
+        }
+        path
     }
 
     /// The checked flat index of a slice or shared-array element (`s[r][c]` → `r * C + c`,
@@ -481,6 +525,7 @@ impl Emitter<'_> {
     fn read(&mut self, place: &Place, span: Span) -> TokenStream {
         match self.place_access(place, span) {
             Access::Local(path) => quote!(#path),
+            Access::Place(at) => quote!(#at.load()),
             Access::Element { view, index } => {
                 let loc = self.loc(span);
                 quote!(#view.load(__t, #index, #loc)?)
@@ -491,6 +536,7 @@ impl Emitter<'_> {
     fn write(&mut self, place: &Place, value: TokenStream, span: Span) -> TokenStream {
         match self.place_access(place, span) {
             Access::Local(path) => quote!({ let __v = #value; #path = __v; }),
+            Access::Place(at) => quote!({ let __v = #value; #at.store(__v); }),
             Access::Element { view, index } => {
                 let loc = self.loc(span);
                 quote!({ let __v = #value; #view.store(__t, #index, __v, #loc)?; })
@@ -501,8 +547,17 @@ impl Emitter<'_> {
     fn expr(&mut self, e: &Expr) -> TokenStream {
         let span = e.span;
         match &e.kind {
-            ExprKind::Int(v) => match e.ty {
-                Ty::Scalar(s) => int_literal(s, *v),
+            ExprKind::Int(v) => match &e.ty {
+                Ty::Scalar(s) => int_literal(*s, *v),
+                // The user's own enum: the variant of that discriminant.
+                Ty::Enum(d) => {
+                    let name = Ident::new(&d.name, Span::call_site());
+                    let variant = Ident::new(
+                        d.variant_named(*v).expect("a discriminant of the enum"),
+                        Span::call_site(),
+                    );
+                    quote!(#name::#variant)
+                }
                 _ => unreachable!("integer literal of type {}", e.ty),
             },
             ExprKind::Float(v) => match e.ty {
@@ -530,6 +585,9 @@ impl Emitter<'_> {
                 match self.place_access(place, span) {
                     Access::Local(path) => {
                         quote!({ let __v = #v; let __p = &mut #path; let __old = *__p; *__p = #new; })
+                    }
+                    Access::Place(at) => {
+                        quote!({ let __v = #v; let __p = #at; let __old = __p.load(); __p.store(#new); })
                     }
                     Access::Element { view, index } => {
                         let l1 = self.loc(span);
@@ -821,7 +879,7 @@ impl Emitter<'_> {
             )),
             Builtin::Shared(k) => {
                 let alloc = &self.program.shared[k];
-                let elem = scalar_ident(alloc.elem);
+                let elem = sim_type(&alloc.elem);
                 // SAFETY (of the emitted calls): `index` is the array's declaration and `len`
                 // its element count; the array lives in the kernel body, which ends with the
                 // block.
@@ -947,10 +1005,12 @@ impl Emitter<'_> {
     /// `gpu::atomic_OP(&mut place, args)`: an atomic update of the element, returning the old
     /// value.
     fn atomic(&mut self, op: AtomicOp, place: &Place, args: &[Expr], span: Span) -> TokenStream {
-        let Access::Element { view, index } = self.place_access(place, span) else {
-            unreachable!("atomics act on device memory")
-        };
         let loc = self.loc(span);
+        let element = match self.place_access(place, span) {
+            Access::Element { view, index } => quote!(#view.element_ptr(__t, #index, #loc)?),
+            Access::Place(at) => quote!(#at.atomic()),
+            Access::Local(_) => unreachable!("atomics act on device memory"),
+        };
         let vals: Vec<TokenStream> = args.iter().map(|a| self.expr(a)).collect();
         let Ty::Scalar(s) = place.ty else {
             unreachable!("atomics on scalars")
@@ -985,14 +1045,14 @@ impl Emitter<'_> {
             (AtomicOp::Cas, _) => {
                 let new = &vals[1];
                 return quote!({
-                    let __p = #view.element_ptr(__t, #index, #loc)?;
+                    let __p = #element;
                     let (__v, __n): (#t, #t) = (#v, #new);
                     __p.update(move |__o: #t| if __o == __v { __n } else { __o })
                 });
             }
         };
         quote!({
-            let __p = #view.element_ptr(__t, #index, #loc)?;
+            let __p = #element;
             let __v: #t = #v;
             __p.update(move |__o: #t| #update)
         })
@@ -1014,7 +1074,9 @@ pub fn static_shared_bytes(program: &Program) -> Vec<u64> {
         .shared
         .iter()
         .filter(|a| !a.dims.is_empty())
-        .map(|a| a.dims.iter().product::<u64>() * a.elem.bytes() as u64)
+        .map(|a| {
+            a.dims.iter().product::<u64>() * crate::ty::size_align(&a.elem).map_or(0, |(s, _)| s)
+        })
         .collect()
 }
 
@@ -1037,4 +1099,6 @@ enum Access {
         view: TokenStream,
         index: TokenStream,
     },
+    /// A place inside an element (a `SimPlace` expression).
+    Place(TokenStream),
 }

@@ -133,12 +133,38 @@ pub struct StructDef {
     pub fields: Vec<(String, Ty)>,
     /// True for a tuple struct (`struct P(f32, f32);`).
     pub tuple: bool,
+    /// The alignment `#[repr(C, align(N))]` asks for (1 without `align`).
+    pub align: u64,
 }
 
 impl StructDef {
     /// The index of the field named `name`.
     pub fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// A field-less user enum as the kernel compiler sees it (`#[derive(DeviceCopy)]
+/// #[repr(u8|..|i64)]`): a value is its discriminant, stored as the `repr` integer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumDef {
+    /// The enum's name, as written in the module that defines it.
+    pub name: String,
+    /// The integer type of its `#[repr(..)]`.
+    pub repr: Scalar,
+    /// The variants in declaration order: name and discriminant.
+    pub variants: Vec<(String, i128)>,
+    /// Whether its `#[derive(..)]` lists `PartialEq` (which `==` and `!=` need, as in Rust).
+    pub partial_eq: bool,
+}
+
+impl EnumDef {
+    /// The name of the variant whose discriminant is `v`.
+    pub fn variant_named(&self, v: i128) -> Option<&str> {
+        self.variants
+            .iter()
+            .find(|(_, d)| *d == v)
+            .map(|(n, _)| n.as_str())
     }
 }
 
@@ -156,6 +182,7 @@ pub fn size_align(ty: &Ty) -> Option<(u64, u64)> {
         Ty::Dim3 => Some((12, 4)),
         Ty::Tuple(_) => None,
         Ty::Struct(d) => struct_layout(d).map(|l| (l.size, l.align)),
+        Ty::Enum(d) => Some((d.repr.bytes() as u64, d.repr.bytes() as u64)),
         Ty::Slice { .. } | Ty::Shared { .. } | Ty::Var(_) | Ty::Error => None,
     }
 }
@@ -175,7 +202,7 @@ pub struct Layout {
 /// rounded up to the largest alignment.
 pub fn struct_layout(def: &StructDef) -> Option<Layout> {
     let mut offset = 0u64;
-    let mut align = 1u64;
+    let mut align = def.align.max(1);
     let mut offsets = Vec::new();
     for (_, t) in &def.fields {
         let (s, a) = size_align(t)?;
@@ -189,6 +216,24 @@ pub fn struct_layout(def: &StructDef) -> Option<Layout> {
         align,
         offsets,
     })
+}
+
+/// Whether values of `ty` can be elements of slices and shared arrays: scalars, arrays of
+/// elements and structs (whose fields are elements by construction). Tuples are not: their
+/// layout is Rust's, not `repr(C)`, and the host has no buffers of them.
+pub fn is_element(ty: &Ty) -> bool {
+    match ty {
+        Ty::Scalar(_) | Ty::Struct(_) => true,
+        Ty::Array(t, n) => *n > 0 && is_element(t),
+        _ => false,
+    }
+}
+
+/// Size, `repr(C)` alignment and the alignment kernels assume for slices of `ty`
+/// ([`cuprum_abi::element_align`]) of an element type.
+pub fn element_layout(ty: &Ty) -> Option<(u64, u64, u64)> {
+    let (size, align) = size_align(ty)?;
+    Some((size, align, cuprum_abi::element_align(size, align)))
 }
 
 /// An inference variable: the type of a literal whose type is not yet known.
@@ -210,16 +255,16 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// A slice parameter, `&[T]` or `&mut [T]`, living in global memory.
     Slice {
-        /// Element type.
-        elem: Scalar,
+        /// Element type: a scalar, an array or a struct ([`is_element`]).
+        elem: Box<Ty>,
         /// `&mut [T]`
         mutable: bool,
     },
     /// A shared-memory array made by `gpu::shared_array` and friends. `dims` is empty for
     /// `dynamic_shared` (length from the launch), one entry for 1-D and two for 2-D arrays.
     Shared {
-        /// Element type.
-        elem: Scalar,
+        /// Element type: a scalar, an array or a struct ([`is_element`]).
+        elem: Box<Ty>,
         /// Dimensions, outermost first.
         dims: Vec<u64>,
     },
@@ -227,6 +272,8 @@ pub enum Ty {
     Dim3,
     /// A `#[derive(DeviceCopy)]` struct: `repr(C)` fields in declaration order.
     Struct(std::rc::Rc<StructDef>),
+    /// A field-less `#[derive(DeviceCopy)]` enum: its discriminant, as its `repr` integer.
+    Enum(std::rc::Rc<EnumDef>),
     /// A not-yet-inferred integer (`int == true`) or float literal type.
     Var(TyVar),
     /// The type of an expression that already produced an error; it unifies with anything so
@@ -255,6 +302,16 @@ impl Ty {
         }
     }
 
+    /// The integer a value of this type is in registers and memory: the scalar itself, or an
+    /// enum's `repr`.
+    pub fn scalar_repr(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            Ty::Enum(d) => Some(d.repr),
+            _ => None,
+        }
+    }
+
     /// True when the type holds no value that needs storage (`()`, `!`).
     pub fn is_zero_sized(&self) -> bool {
         matches!(self, Ty::Unit | Ty::Never)
@@ -279,21 +336,17 @@ impl fmt::Display for Ty {
                 f.write_str(if ts.len() == 1 { ",)" } else { ")" })
             }
             Ty::Slice { elem, mutable } => {
-                write!(
-                    f,
-                    "&{}[{}]",
-                    if *mutable { "mut " } else { "" },
-                    elem.name()
-                )
+                write!(f, "&{}[{}]", if *mutable { "mut " } else { "" }, elem)
             }
             Ty::Shared { elem, dims } => match dims.as_slice() {
-                [] => write!(f, "gpu::DynamicShared<{}>", elem.name()),
-                [n] => write!(f, "gpu::SharedArray<{}, {n}>", elem.name()),
-                [r, c] => write!(f, "gpu::SharedArray2d<{}, {r}, {c}>", elem.name()),
-                _ => write!(f, "gpu::Shared<{}>", elem.name()),
+                [] => write!(f, "gpu::DynamicShared<{elem}>"),
+                [n] => write!(f, "gpu::SharedArray<{elem}, {n}>"),
+                [r, c] => write!(f, "gpu::SharedArray2d<{elem}, {r}, {c}>"),
+                _ => write!(f, "gpu::Shared<{elem}>"),
             },
             Ty::Dim3 => f.write_str("gpu::Dim3"),
             Ty::Struct(d) => f.write_str(&d.name),
+            Ty::Enum(d) => f.write_str(&d.name),
             Ty::Var(_) => f.write_str("{number}"),
             Ty::Error => f.write_str("{unknown}"),
         }

@@ -164,13 +164,13 @@ impl<'p> Verifier<'p> {
                         self.report(format!("index of type {} (usize expected)", index.ty));
                     }
                     match &ty {
-                        Ty::Slice { elem, .. } => Some(Ty::Scalar(*elem)),
+                        Ty::Slice { elem, .. } => Some((**elem).clone()),
                         Ty::Array(t, _) => Some((**t).clone()),
                         Ty::Shared { elem, dims } if dims.len() > 1 => Some(Ty::Shared {
-                            elem: *elem,
+                            elem: elem.clone(),
                             dims: dims[1..].to_vec(),
                         }),
-                        Ty::Shared { elem, .. } => Some(Ty::Scalar(*elem)),
+                        Ty::Shared { elem, .. } => Some((**elem).clone()),
                         _ => None,
                     }
                 }

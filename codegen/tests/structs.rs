@@ -52,6 +52,10 @@ fn supported_uses_compile() {
         "let p = P::new(1.0); match p { _ => o[0] = p.x }",
         "let y = 2.0; let p = P { v: [1, 2], x: y }; o[0] = p.x;",
         "let a = [P::HALF; P::N]; o[0] = a[2] + P::new(1.0).half();",
+        "let s = gpu::shared_array::<P, 4>(); s[1] = q; s[0].v[1] = 2; o[0] = s[1].x + s[0].v[1] as f32;",
+        "let s = gpu::shared_array_2d::<[f32; 4], 2, 3>(); s[1][2][3] = 1.0; o[0] = s[1][2][3];",
+        "let s = gpu::dynamic_shared::<W>(); s[0].0.bump(); o[0] = s[0].0.get();",
+        "let m = [[1.0f32; 2]; 8]; o[0] = m[7][1];",
     ] {
         let kernel = format!("fn k(o: &mut [f32], q: P) {{ let _ = q.x; {body} }}");
         assert_eq!(errors(&kernel), Vec::<String>::new(), "{body}");
@@ -69,7 +73,6 @@ fn unsupported_uses_are_one_error_each() {
         "let p = P::new(1.0); o[0] = p[0];",
         "let p = P::new(1.0); for x in p { o[0] = x; }",
         "let mut p = P::new(1.0); gpu::atomic_add(&mut p, 1.0);",
-        "let s = gpu::shared_array::<P, 4>(); o[0] = s[0].x;",
         "let p = P { x: 1.0, v: [1, 2], w: 3 }; o[0] = p.x;",
         "let p = Plain { x: 1.0 }; o[0] = p.x;",
         "let p = P::missing(); o[0] = p.x;",
@@ -83,6 +86,84 @@ fn unsupported_uses_are_one_error_each() {
         let errs = errors(&kernel);
         if errs.len() != 1 {
             bad.push(format!("{body}: {errs:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// Slices of structs and arrays as kernel parameters: elements read, written, methods called.
+#[test]
+fn slices_of_structs_and_arrays_compile() {
+    for (params, body) in [
+        (
+            "ps: &mut [P]",
+            "ps[0].bump(); ps[1].v[0] = 3; ps[2] = ps[1]; o[0] = ps[0].get();",
+        ),
+        (
+            "ws: &mut [W], q: &[W]",
+            "ws[0].0.v[1] = q[1].0.v[0]; ws[1] = q[0]; o[0] = ws[0].1 as f32;",
+        ),
+        (
+            "a: &[[f32; 4]], b: &mut [[u32; 2]]",
+            "b[0] = [1, 2]; b[1][1] = 3; o[0] = a[0][3];",
+        ),
+        ("a: &[[[f64; 2]; 3]]", "o[0] = a[0][2][1] as f32;"),
+        ("a: &[[f32; 100000]]", "o[0] = a[3][99999];"),
+        (
+            "ps: &mut [P]",
+            "gpu::atomic_add(&mut ps[0].v[1], 1); o[0] = 0.0;",
+        ),
+        ("ps: &mut [P]", "for p in ps.iter_mut() { p.bump(); } o[0] = 0.0;"),
+        ("a: &mut [[f32; 4]]", "let s = gpu::shared_array::<[f32; 4], 8>(); s[1] = a[0]; a[1] = s[1]; gpu::atomic_add(&mut a[2][3], 1.0); o[0] = s[1][2];"),
+    ] {
+        let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
+        assert_eq!(errors(&kernel), Vec::<String>::new(), "{params}: {body}");
+    }
+}
+
+/// Element types kernels cannot hold, and writes through read-only slices of structs: one
+/// error each.
+#[test]
+fn bad_element_uses_are_one_error_each() {
+    let mut bad = Vec::new();
+    for (params, body) in [
+        ("a: &[(f32, u32)]", "o[0] = 0.0;"),
+        ("a: &[&[f32]]", "o[0] = 0.0;"),
+        ("a: &[[f32; 0]]", "o[0] = 0.0;"),
+        ("a: &[Plain]", "o[0] = 0.0;"),
+        ("a: &[String]", "o[0] = 0.0;"),
+        ("ps: &[P]", "ps[0].x = 1.0; o[0] = 0.0;"),
+        ("ps: &[P]", "ps[0].bump(); o[0] = 0.0;"),
+        (
+            "ps: &mut [P]",
+            "gpu::atomic_add(&mut ps[0], 1.0); o[0] = 0.0;",
+        ),
+        ("ps: &mut [P]", "o[0] = ps[0];"),
+        (
+            "",
+            "let s = gpu::shared_array::<(f32, f32), 4>(); o[0] = s[0].0;",
+        ),
+        ("ps: &mut [P]", "ps[0] = 1.0; o[0] = 0.0;"),
+        ("ps: &mut [P]", "o[0] = ps[0].nope;"),
+        ("ps: &mut [P]", "o[0] = ps[0][1];"),
+        ("a: &[[f32; 4]]", "o[0] = a[0].x;"),
+        ("a: &[[f32; 4]]", "o[0] = a[0][4];"),
+        (
+            "ps: &[P]",
+            "for p in ps.iter_mut() { p.bump(); } o[0] = 0.0;",
+        ),
+        ("ps: &mut [P]", "let q = ps[0]; q.bump(); o[0] = 0.0;"),
+        ("a: &mut [[u32; 2]]", "a[0] += [1, 1]; o[0] = 0.0;"),
+        (
+            "a: &[[f32; 4]], b: &[[f32; 4]]",
+            "o[0] = if a[0] == b[0] { 1.0 } else { 0.0 };",
+        ),
+        ("a: &[[f32; 100000]]", "let v = a[0]; o[0] = v[7];"),
+    ] {
+        let kernel = format!("fn k(o: &mut [f32], {params}) {{ {body} }}");
+        let errs = errors(&kernel);
+        if errs.len() != 1 {
+            bad.push(format!("{params}: {body}: {errs:?}"));
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");

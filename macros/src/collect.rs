@@ -6,7 +6,7 @@
 //! every call path has answered, `collect!` finishes the item. The state is
 //! `KIND (ATTR) { ITEM } [ (PATH)... remaining ] [ (PATH) BUNDLE ... resolved ] (PENDING)`.
 
-use cuprum_codegen::device::{decode_bundle, DeviceTable};
+use cuprum_codegen::device::{decode_bundle, decode_type_bundle, DeviceTable};
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
@@ -21,8 +21,20 @@ pub enum Kind {
 
 /// Starts collecting the device functions behind `calls`.
 pub fn start(kind: Kind, attr: TokenStream, item: TokenStream, calls: &[syn::Path]) -> TokenStream {
-    let remaining: Vec<TokenStream> = calls.iter().map(|p| quote!((#p))).collect();
-    step(kind, attr, item, &remaining, TokenStream::new())
+    resume(kind, attr, item, calls, TokenStream::new())
+}
+
+/// Asks `paths` for their bundles after those already `resolved` (a second round, for the
+/// types the item imports, which are known once its module's items are read).
+pub fn resume(
+    kind: Kind,
+    attr: TokenStream,
+    item: TokenStream,
+    paths: &[syn::Path],
+    resolved: TokenStream,
+) -> TokenStream {
+    let remaining: Vec<TokenStream> = paths.iter().map(|p| quote!((#p))).collect();
+    step(kind, attr, item, &remaining, resolved)
 }
 
 /// Asks the next call path for its bundle, or finishes.
@@ -121,13 +133,20 @@ fn finish(kind: Kind, attr: TokenStream, item: TokenStream, resolved: TokenStrea
             .to_compile_error();
         };
         let key = path.stream().to_string().replace(' ', "");
+        if let Some(items) = decode_type_bundle(bundle) {
+            match items {
+                Ok(items) => table.insert_type(&key, items),
+                Err(e) => return e.to_compile_error(),
+            }
+            continue;
+        }
         match decode_bundle(bundle) {
             Ok(f) => table.insert(&key, f),
             Err(e) => return e.to_compile_error(),
         }
     }
     match kind {
-        Kind::Kernel => crate::kernel::finish(attr, &func, table),
+        Kind::Kernel => crate::kernel::finish(attr, &func, table, resolved),
         Kind::Device => crate::device::finish(&func, item, resolved, table),
     }
 }

@@ -18,18 +18,37 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     match derive(&item) {
-        Ok(t) => t,
+        Ok(t) => {
+            let bundle = type_bundle(&item);
+            quote!(#t #bundle)
+        }
         Err(e) => e.to_compile_error(),
     }
 }
 
+/// The macro, named like the type in the macro namespace, through which kernels of other
+/// modules and crates that import the type get the items of its module (its definition,
+/// its `#[device] impl` blocks, its module's constants): `Type! { STATE }` answers
+/// `collect! { STATE BUNDLE }`, as a `#[device]` function's macro does.
+fn type_bundle(item: &syn::DeriveInput) -> TokenStream {
+    let name = &item.ident;
+    let items = crate::items::of_type(name).to_tokens();
+    let bundle = cuprum_codegen::device::encode_type_bundle(&items);
+    let public = matches!(item.vis, syn::Visibility::Public(_));
+    crate::device::bundle_macro(name, "type", &bundle, public)
+}
+
 fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
     let name = &item.ident;
-    let syn::Data::Struct(data) = &item.data else {
-        return Err(syn::Error::new_spanned(
-            name,
-            "`DeviceCopy` can be derived for structs only",
-        ));
+    let data = match &item.data {
+        syn::Data::Struct(data) => data,
+        syn::Data::Enum(data) => return derive_enum(item, data),
+        syn::Data::Union(u) => {
+            return Err(syn::Error::new_spanned(
+                u.union_token,
+                "`DeviceCopy` cannot be derived for unions: use a `#[repr(C)]` struct or a field-less enum",
+            ))
+        }
     };
     let mut errors: Option<syn::Error> = None;
     let mut tys = Vec::new();
@@ -66,6 +85,13 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
         "`{name}` has padding bytes between or after its fields, which would be copied to and read on the device uninitialised; add explicit padding fields (such as `_pad: [u8; N]`) or reorder the fields from the largest alignment down"
     );
     let sizes = tys.iter().map(|t| quote!(::core::mem::size_of::<#t>()));
+    // Every bit pattern is a value when every field's is (no enum inside): rustc decides
+    // through the bounds, which a higher-ranked `for<'a>` keeps from being an error when
+    // they do not hold (the impl then simply does not apply).
+    let any_bits = tys
+        .iter()
+        .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: ::cuprum::AnyBitPattern));
+    let element = element_impls(name, &data.fields);
     Ok(quote! {
         const _: () = {
             struct __CuprumDeviceCopyField<T: #rt::DeviceCopy>(::core::marker::PhantomData<T>);
@@ -84,33 +110,165 @@ fn derive(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
             unsafe impl #rt::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the value's bytes as a `repr(C)` struct.
             unsafe impl #rt::DeviceRepr for #name {}
+            // SAFETY: no padding (above), and every field accepts every bit pattern (the
+            // bounds), so every bit pattern of the struct is one of its values.
+            unsafe impl #rt::AnyBitPattern for #name where #(#any_bits),* {}
+            #element
         };
     })
 }
 
-/// `#[repr(C)]` (optionally with `align(N)`) is required; `packed` and others are refused.
-fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
-    let mut c = false;
+/// The impls that make a `DeviceCopy` struct a buffer and slice element: `Element`, zero as
+/// a value (rustc checks that every field's type has zero as a value), and the
+/// simulator's field-by-field accesses at the `repr(C)` offsets. Emitted after the checks
+/// of `derive`, inside its `const _` block, so they are sound for the same reasons.
+fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
+    let rt = crate::private();
+    let members: Vec<syn::Member> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(i)),
+        })
+        .collect();
+    let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
+    let sim = quote!(#rt::sim::SimValue);
+    let label = name.to_string();
+    // Each impl holds when every field's type has it (an enum field has none of them: its
+    // bit patterns are not all values, so a struct holding one is no buffer element); the
+    // higher-ranked bounds make an unmet one leave the impl out rather than be an error.
+    let bound = |tr: TokenStream| -> Vec<TokenStream> {
+        tys.iter()
+            .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: #tr))
+            .collect()
+    };
+    let zero_bounds = bound(quote!(#rt::ValidAsZeroBits));
+    let sim_bounds = bound(quote!(#sim));
+    let element_bounds = bound(quote!(#rt::Element));
+    quote! {
+        // SAFETY: zero bits are a value of every field's type (the bounds).
+        unsafe impl #rt::ValidAsZeroBits for #name where #(#zero_bounds),* {}
+        // SAFETY: each field is read and written through its own type's accesses at its
+        // offset; the fields cover the struct's bytes (it has no padding).
+        unsafe impl #sim for #name where #(#sim_bounds),* {
+            #[inline]
+            unsafe fn load_from(p: *const u8) -> Self {
+                // SAFETY: each field lies within the value at `p` (the caller's contract).
+                unsafe {
+                    #name { #(#members: <#tys as #sim>::load_from(p.add(::core::mem::offset_of!(#name, #members))),)* }
+                }
+            }
+            #[inline]
+            unsafe fn store_to(p: *mut u8, v: Self) {
+                // SAFETY: as above.
+                unsafe {
+                    #(<#tys as #sim>::store_to(p.add(::core::mem::offset_of!(#name, #members)), v.#members);)*
+                }
+            }
+        }
+        // SAFETY: `DeviceCopy` (above), zero is a value, and the simulator's accesses are
+        // the fields'.
+        unsafe impl #rt::Element for #name where #(#element_bounds),* {
+            const NAME: &'static str = #label;
+        }
+    }
+}
+
+/// `#[derive(DeviceCopy)]` on a field-less enum with an integer `#[repr(..)]`: kernels hold
+/// it as its discriminant. It is not `AnyBitPattern` (most bit patterns are no variant), so
+/// it is not a buffer element: host code never reads device memory as an enum.
+fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenStream> {
+    let name = &item.ident;
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "a `DeviceCopy` enum cannot be generic: kernels need its exact layout",
+        ));
+    }
+    let mut errors: Option<syn::Error> = None;
+    for v in &data.variants {
+        if !matches!(v.fields, syn::Fields::Unit) {
+            let e = syn::Error::new_spanned(
+                &v.fields,
+                format!("a `DeviceCopy` enum has no fields: kernels hold an enum as its discriminant; make `{}` a plain variant and keep its data in a `#[repr(C)]` struct next to the enum", v.ident),
+            );
+            match &mut errors {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    if data.variants.is_empty() {
+        return Err(syn::Error::new_spanned(
+            name,
+            "a `DeviceCopy` enum needs at least one variant: kernels cannot hold a value of an empty type",
+        ));
+    }
+    let repr = enum_repr(item)?;
+    let size = repr.bytes() as usize;
+    let size_msg = format!("`{name}` is not the size of its `repr`");
+    Ok(quote! {
+        const _: () = {
+            assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
+            // SAFETY: a field-less enum with an integer `repr` is that integer, with no
+            // padding and no pointers; kernels only ever make values from its variants.
+            unsafe impl ::cuprum::DeviceCopy for #name {}
+            // SAFETY: as above: kernels receive the discriminant as the `repr` integer.
+            unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+        };
+    })
+}
+
+/// The integer of an enum's `#[repr(..)]`, required (`C` alone leaves the size to the
+/// platform's C compiler).
+fn enum_repr(item: &syn::DeriveInput) -> syn::Result<cuprum_codegen::Scalar> {
+    use cuprum_codegen::Scalar;
+    let mut found = None;
+    walk_repr(
+        item,
+        |what, _| {
+            let int = Scalar::from_name(what).filter(|s| s.is_int());
+            if int.is_some() {
+                found = int;
+            }
+            Ok(int.is_some() || what == "C")
+        },
+        |what| {
+            format!("`repr({what})` is not supported on `DeviceCopy` enums: use an integer type up to 64 bits, such as `#[repr(u8)]` or `#[repr(i32)]`")
+        },
+    )?;
+    found.ok_or_else(|| {
+        syn::Error::new_spanned(
+            &item.ident,
+            format!("`{}` needs an integer `#[repr(..)]` to be `DeviceCopy`, such as `#[repr(u8)]`: kernels and the host must agree on the size of its discriminant", item.ident),
+        )
+    })
+}
+
+/// Walks the arguments of the item's `#[repr(..)]` attributes: `accept(name, meta)` says
+/// whether one is allowed (and parses its parenthesised argument, if it has one); the first
+/// refused one is the error `refuse(name)` at it.
+fn walk_repr(
+    item: &syn::DeriveInput,
+    mut accept: impl FnMut(&str, &syn::meta::ParseNestedMeta) -> syn::Result<bool>,
+    refuse: impl Fn(&str) -> String,
+) -> syn::Result<()> {
     for a in item.attrs.iter().filter(|a| a.path().is_ident("repr")) {
         let mut bad: Option<syn::Error> = None;
         a.parse_nested_meta(|m| {
-            if m.path.is_ident("C") {
-                c = true;
-            } else if m.path.is_ident("align") {
+            let what = m.path.to_token_stream().to_string();
+            if accept(&what, &m)? {
+                return Ok(());
+            }
+            bad.get_or_insert_with(|| syn::Error::new_spanned(&m.path, refuse(&what)));
+            if m.input.peek(syn::token::Paren) {
                 let content;
                 syn::parenthesized!(content in m.input);
-                let _: syn::LitInt = content.parse()?;
-            } else {
-                let what = m.path.to_token_stream().to_string();
-                bad = Some(syn::Error::new_spanned(
-                    &m.path,
-                    format!("`repr({what})` is not supported on `DeviceCopy` types: kernels use `#[repr(C)]` (optionally `#[repr(C, align(N))]`)"),
-                ));
-                if m.input.peek(syn::token::Paren) {
-                    let content;
-                    syn::parenthesized!(content in m.input);
-                    let _: TokenStream = content.parse()?;
-                }
+                let _: TokenStream = content.parse()?;
             }
             Ok(())
         })?;
@@ -118,6 +276,31 @@ fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
             return Err(e);
         }
     }
+    Ok(())
+}
+
+/// `#[repr(C)]` (optionally with `align(N)`) is required; `packed` and others are refused.
+fn check_repr(item: &syn::DeriveInput) -> syn::Result<()> {
+    let mut c = false;
+    walk_repr(
+        item,
+        |what, m| match what {
+            "C" => {
+                c = true;
+                Ok(true)
+            }
+            "align" => {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let _: syn::LitInt = content.parse()?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        },
+        |what| {
+            format!("`repr({what})` is not supported on `DeviceCopy` types: kernels use `#[repr(C)]` (optionally `#[repr(C, align(N))]`)")
+        },
+    )?;
     if !c {
         return Err(syn::Error::new_spanned(
             &item.ident,

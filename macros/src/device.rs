@@ -72,7 +72,18 @@ pub fn finish(
 ) -> TokenStream {
     let name = &func.sig.ident;
     let mut errors = TokenStream::new();
-    let consts = crate::items::of(name, "device");
+    let own = crate::items::of(name, "device");
+    // The user types the function names that its module imports: their modules' items
+    // first (they travel in the bundle, as its dependencies).
+    let wanted: Vec<syn::Path> = cuprum_codegen::imports::foreign_type_names(func, &own)
+        .into_iter()
+        .filter(|n| !table.has_type(n))
+        .map(|n| format_ident!("{}", n).into())
+        .collect();
+    if !wanted.is_empty() {
+        return collect::resume(Kind::Device, TokenStream::new(), item, &wanted, resolved);
+    }
+    let consts = own.with_foreign(table.types());
     if func.sig.generics.params.is_empty() {
         if let Err(e) = guard::run(name, || {
             cuprum_codegen::check_device_in(func, &table, &consts)
@@ -90,47 +101,47 @@ pub fn finish(
             .collect()
     };
     let bundle = encode_bundle_with_items(&item, &deps, &consts.to_tokens());
-    if matches!(func.vis, syn::Visibility::Public(_)) {
-        return exported(name, &item, &bundle, errors);
-    }
-    let mac = format_ident!("__cuprum_device_{}", name);
-    let rt = crate::private();
-    quote! {
-        #errors
-        #[doc(hidden)]
-        #[allow(unused_macros)]
-        macro_rules! #mac {
-            ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        pub(crate) use #mac as #name;
-    }
+    let public = matches!(func.vis, syn::Visibility::Public(_));
+    let mac = bundle_macro(name, "device", &bundle, public);
+    quote!(#errors #mac)
 }
 
-/// The macro of a `pub` device function, usable from other crates: exported (at the crate's
-/// root, under a name no other function of the crate shares) and re-exported next to the
-/// function, so that `other::module::f(..)` in a kernel finds `other::module::f!`. The
-/// re-export names the macro by one segment: an absolute path (`crate::..`) to a macro-expanded
-/// exported macro is an error in its own crate.
-fn exported(
+/// The `macro_rules!` that hands `bundle` to whoever invokes it, re-exported under `name` in
+/// the macro namespace (`kind` is `device` or `type`). A `pub` item's macro is usable from
+/// other crates: exported (at the crate's root, under a name no other item of the crate
+/// shares) and re-exported next to the item, so that `other::module::f(..)` in a kernel finds
+/// `other::module::f!`. The re-export names the macro by one segment: an absolute path
+/// (`crate::..`) to a macro-expanded exported macro is an error in its own crate.
+pub fn bundle_macro(
     name: &syn::Ident,
-    item: &TokenStream,
+    kind: &str,
     bundle: &TokenStream,
-    errors: TokenStream,
+    public: bool,
 ) -> TokenStream {
+    let rt = crate::private();
+    if !public {
+        let mac = format_ident!("__cuprum_{}_{}", kind, name);
+        return quote! {
+            #[doc(hidden)]
+            #[allow(unused_macros)]
+            macro_rules! #mac {
+                ($($state:tt)*) => { #rt::collect! { $($state)* #bundle } };
+            }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            pub(crate) use #mac as #name;
+        };
+    }
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let unique = item
+    let unique = bundle
         .to_string()
         .bytes()
         .fold(0xcbf2_9ce4_8422_2325u64 ^ n, |h, b| {
             (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
         });
-    let mac = format_ident!("__cuprum_device_{}_{:016x}", name, unique);
-    let rt = crate::private();
+    let mac = format_ident!("__cuprum_{}_{}_{:016x}", kind, name, unique);
     quote! {
-        #errors
         #[doc(hidden)]
         #[macro_export]
         // The bundle is the function's source as data: its `crate::` paths are not code here.

@@ -53,13 +53,17 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device::expand(attr.into(), item.into()).into()
 }
 
-/// Makes a `#[repr(C)]` struct of scalars, arrays and other `DeviceCopy` types usable in
-/// kernels: as a parameter by value, a local, a device function's parameter and result.
+/// Makes a `#[repr(C)]` struct of scalars, arrays and other `DeviceCopy` types, or a
+/// field-less enum with an integer `#[repr(u8|..|i64)]`, usable in kernels: as a parameter
+/// by value, a local, a field, a device function's parameter and result, in this module and
+/// in every module or crate that imports it with `use` (the derive also defines a hidden
+/// macro named like the type that hands its module's items to those kernels).
 ///
-/// Refuses (with an error at the item or field) a struct without `#[repr(C)]`, generic
-/// structs, fields that are references, pointers, heap types or tuples, and structs with
+/// Refuses (with an error at the item, field or variant) a struct without `#[repr(C)]`,
+/// generic types, fields that are references, pointers, heap types or tuples, structs with
 /// padding bytes (add an explicit `_pad: [u8; N]` field), so that every byte a kernel reads
-/// is initialised.
+/// is initialised, and enums with fields or without an integer `repr`. A struct whose fields
+/// all accept every bit pattern is also `AnyBitPattern`; an enum never is.
 #[proc_macro_derive(DeviceCopy)]
 pub fn derive_device_copy(item: TokenStream) -> TokenStream {
     derive::expand(item.into()).into()

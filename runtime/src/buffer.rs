@@ -242,7 +242,18 @@ pub struct RawView<'a, T> {
     offset: usize,
 }
 
-impl<T: Element> RawView<'_, T> {
+impl<'a, T: Element> RawView<'a, T> {
+    /// A view of simulator memory that no buffer owns (tests of the launch's checks).
+    #[cfg(test)]
+    pub(crate) fn sim_for_tests(view: SimSlice<T>, device: &'a Device) -> RawView<'a, T> {
+        RawView {
+            repr: Repr::Sim(view, PhantomData),
+            device,
+            memory: None,
+            offset: 0,
+        }
+    }
+
     /// The device the memory is on.
     pub fn device(&self) -> &Device {
         self.device

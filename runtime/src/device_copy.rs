@@ -21,3 +21,27 @@ device_copy!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64)
 
 // SAFETY: an array of padding-free plain data is padding-free plain data.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+
+/// A [`DeviceCopy`] type of which every bit pattern of its size is a value: what host code
+/// may read back from device memory, whatever wrote it, or allocate zeroed.
+///
+/// The integer and float types, arrays of `AnyBitPattern` types, and `#[derive(DeviceCopy)]`
+/// structs whose fields all are. Not `bool` and not `DeviceCopy` enums, whose other bit
+/// patterns are no value: such types cross to kernels by value only.
+///
+/// # Safety
+/// Every initialised bit pattern of `size_of::<Self>()` bytes must be a valid value of the
+/// type (and the type has no padding).
+pub unsafe trait AnyBitPattern: DeviceCopy {}
+
+macro_rules! any_bit_pattern {
+    ($($t:ty),*) => {$(
+        // SAFETY: every bit pattern of an integer or a float is a value.
+        unsafe impl AnyBitPattern for $t {}
+    )*};
+}
+
+any_bit_pattern!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+
+// SAFETY: an array's bit patterns are its elements'.
+unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}

@@ -80,7 +80,8 @@ impl Device {
                 // Fallible, as page-locking is on a GPU: a size the host cannot hold is `Err`.
                 let mut v = Vec::new();
                 v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
-                v.resize(len, T::default());
+                // SAFETY: zero bits are a value of every `Element` (its safety contract).
+                v.resize(len, unsafe { std::mem::zeroed::<T>() });
                 Pinned::Sim(v)
             }
         };

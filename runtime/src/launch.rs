@@ -20,7 +20,7 @@ use crate::error::{DriverContext, Error, KernelPanic, Result};
 use crate::panic_record::PanicRecord;
 use crate::registry::KernelInfo;
 use crate::stream::{Stream, StreamKind};
-use crate::validate::{check_config, check_shared};
+use crate::validate::{check_aligned, check_config, check_shared};
 
 /// What `launch!` takes as its stream: a [`Stream`] (or a reference to one).
 #[diagnostic::on_unimplemented(
@@ -305,11 +305,13 @@ impl<'a> GpuStream<'a> {
             unreachable!("a GPU's buffers are GPU memory")
         };
         same_context(self.cuda, view.stream())?;
+        let ptr = v.kernel_ptr();
+        check_aligned::<T>(ptr)?;
         if !captured(self.stream, || v.keep_alive()) {
             v.before_use(self.cuda)?;
         }
         Ok(GpuSlice {
-            ptr: v.kernel_ptr(),
+            ptr,
             len: view.len() as u64,
             _borrow: PhantomData,
         })
@@ -328,11 +330,13 @@ impl<'a> GpuStream<'a> {
         };
         same_context(self.cuda, view.stream())?;
         let len = view.len() as u64;
+        let ptr = v.kernel_ptr();
+        check_aligned::<T>(ptr)?;
         if !captured(self.stream, || v.keep_alive()) {
             v.before_use(self.cuda)?;
         }
         Ok(GpuSlice {
-            ptr: v.kernel_ptr(),
+            ptr,
             len,
             _borrow: PhantomData,
         })
@@ -392,7 +396,10 @@ impl SimStream<'_> {
         let v = s.__view();
         self.stream.check_device("launch", v.device())?;
         match v.repr {
-            Repr::Sim(view, _) => Ok(view),
+            Repr::Sim(view, _) => {
+                check_aligned::<T>(view.addr() as u64)?;
+                Ok(view)
+            }
             Repr::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
         }
     }
@@ -408,7 +415,10 @@ impl SimStream<'_> {
         let v = s.__view_mut();
         self.stream.check_device("launch", v.device())?;
         match v.repr {
-            ReprMut::Sim(view, _) => Ok(view),
+            ReprMut::Sim(view, _) => {
+                check_aligned::<T>(view.as_slice().addr() as u64)?;
+                Ok(view)
+            }
             ReprMut::Gpu(_) => unreachable!("the simulator's buffers are simulator memory"),
         }
     }
@@ -496,5 +506,54 @@ impl GpuLaunch<'_> {
         // slices as (device address, length) of live, ordered memory.
         unsafe { builder.launch(self.config) }.during("launching a kernel")?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device slice made of a simulator view, for the alignment check below.
+    struct Foreign<'a, T>(SimSlice<T>, &'a crate::Device);
+
+    impl<T: Element> DeviceSlice<T> for Foreign<'_, T> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn __view(&self) -> crate::buffer::RawView<'_, T> {
+            crate::buffer::RawView::sim_for_tests(self.0, self.1)
+        }
+    }
+
+    /// A launch on the simulator refuses a slice of 16-byte elements that is not 16-byte
+    /// aligned, with the same check as on a GPU (`validate::check_aligned`).
+    #[test]
+    fn misaligned_slices_are_refused_on_the_simulator() {
+        let device = crate::Device::simulator();
+        let stream = device.default_stream();
+        let bytes = stream.alloc_zeros::<u8>(96).unwrap();
+        let Repr::Sim(raw, _) = bytes.__view().repr else {
+            unreachable!("simulator memory")
+        };
+        let sim = SimStream { stream: &stream };
+        for offset in [0, 4, 8, 12, 16, 32] {
+            // SAFETY: 4 elements of 16 bytes from `offset` lie within the 96 bytes.
+            let view = unsafe { raw.reinterpret::<[f32; 4]>(offset, 4) };
+            // SAFETY: the view is not used after this statement.
+            let got = unsafe { sim.arg(Slice::new(&Foreign(view, &device))) };
+            match got {
+                Ok(_) => assert_eq!(offset % 16, 0, "offset {offset} accepted"),
+                Err(Error::LaunchConfig(msg)) => {
+                    assert_ne!(offset % 16, 0, "offset {offset} refused");
+                    assert!(msg.contains("not aligned to 16 bytes"), "{msg}");
+                }
+                Err(e) => panic!("offset {offset}: {e}"),
+            }
+        }
+        // 4-byte elements at a 4-byte offset are fine.
+        // SAFETY: as above.
+        let view = unsafe { raw.reinterpret::<f32>(4, 8) };
+        // SAFETY: as above.
+        assert!(unsafe { sim.arg(Slice::new(&Foreign(view, &device))) }.is_ok());
     }
 }

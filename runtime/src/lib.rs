@@ -70,7 +70,7 @@ pub use cuprum_macros::DeviceCopy;
 pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std::Dim3;
 pub use device::Device;
-pub use device_copy::DeviceCopy;
+pub use device_copy::{AnyBitPattern, DeviceCopy};
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
 pub use graph::Graph;
@@ -97,8 +97,11 @@ pub mod __private {
     };
     pub use crate::module::FunctionCache;
     pub use crate::registry::{KernelInfo, Site};
-    pub use crate::{DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, LaunchConfig, Result, Stream};
-    pub use cudarc::driver::DeviceRepr;
+    pub use crate::{
+        AnyBitPattern, DeviceCopy, DeviceSlice, DeviceSliceMut, Dim3, Element, LaunchConfig,
+        Result, Stream,
+    };
+    pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
     pub use cuprum_abi::CheckKind;
     pub use cuprum_macros::__collect as collect;
     /// The simulator's runtime, which the emitted simulator bodies call.

@@ -1,9 +1,11 @@
 //! Launch validation, one path for GPUs and the simulator: a configuration against the
-//! device's limits and the kernel's declared ones, and a block's shared memory against what
-//! the device allows. Occupancy queries check shared memory the same way.
+//! device's limits and the kernel's declared ones, a block's shared memory against what
+//! the device allows, and a slice argument's address against the alignment kernels assume
+//! for its elements. Occupancy queries check shared memory the same way.
 
 use crate::config::LaunchConfig;
 use crate::device::DeviceCore;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::registry::KernelInfo;
 
@@ -78,4 +80,28 @@ pub(crate) fn check_shared(
         )));
     }
     Ok(())
+}
+
+/// The alignment kernels assume for a slice of `T` (`cuprum_abi::element_align`).
+fn device_align<T>() -> u64 {
+    cuprum_abi::element_align(
+        std::mem::size_of::<T>() as u64,
+        std::mem::align_of::<T>() as u64,
+    )
+}
+
+/// Refuses a slice argument whose first element's address `addr` breaks the alignment the
+/// kernel assumes for `T` (every slice argument of a launch, on the GPU and on the
+/// simulator, passes through this).
+pub(crate) fn check_aligned<T: Element>(addr: u64) -> Result<()> {
+    let align = device_align::<T>();
+    if addr.is_multiple_of(align) {
+        Ok(())
+    } else {
+        Err(Error::LaunchConfig(format!(
+            "a slice of `{}` at address {addr:#x} is not aligned to {align} bytes, which kernels assume for its {}-byte elements (they move them in {align}-byte vector accesses); pass memory that starts at a multiple of {align} bytes (every buffer and view does)",
+            std::any::type_name::<T>(),
+            std::mem::size_of::<T>(),
+        )))
+    }
 }

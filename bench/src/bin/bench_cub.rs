@@ -10,7 +10,7 @@
 
 #[path = "../nvcc.rs"]
 mod nvcc;
-// Shared with the main bench, whose device-to-device copy baseline this binary does not use.
+// The suite's timing helpers; this binary uses only some of them (not the copy bandwidth).
 #[allow(dead_code)]
 #[path = "../timing.rs"]
 mod timing;

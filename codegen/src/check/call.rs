@@ -336,7 +336,9 @@ impl Checker<'_> {
                 if let syn::Type::Slice(sl) = &*r.elem {
                     let e = self.slice_arg(arg, r.mutability.is_some(), &name);
                     if let (Some(k), Ty::Slice { elem, .. }) = (generic_of(&sl.elem), &e.ty) {
-                        bound[k].get_or_insert(*elem);
+                        if let Ty::Scalar(s) = **elem {
+                            bound[k].get_or_insert(s);
+                        }
                     }
                     args.push(e);
                     continue;
@@ -429,12 +431,12 @@ impl Checker<'_> {
             self.error(arg, format!("`{callee}` takes a slice here: pass a slice parameter of this function, like `x`"));
             return error_expr(span);
         };
-        let Ty::Slice { elem, mutable } = self.locals[id].ty else {
+        let Ty::Slice { elem, mutable } = self.locals[id].ty.clone() else {
             unreachable!("filtered")
         };
         if want_mut && !mutable {
             let n = self.locals[id].name.clone();
-            self.error(arg, format!("`{callee}` writes through this slice, but `{n}` is `&[{}]`; declare it `&mut [{}]`", elem.name(), elem.name()));
+            self.error(arg, format!("`{callee}` writes through this slice, but `{n}` is `&[{}]`; declare it `&mut [{}]`", elem, elem));
         }
         Expr {
             kind: ExprKind::SliceRef(id),
@@ -719,9 +721,7 @@ impl Checker<'_> {
                     &r.expr,
                     format!(
                         "atomics need writable memory: `{}` is `&[{}]`; declare it `&mut [{}]`",
-                        root.name,
-                        elem.name(),
-                        elem.name()
+                        root.name, elem, elem
                     ),
                 );
                 return error_expr(span);
@@ -733,7 +733,31 @@ impl Checker<'_> {
         }
         let elem = match self.infer.zonk(&place.ty) {
             Ty::Scalar(s) => s,
-            _ => return error_expr(span),
+            Ty::Error => return error_expr(span),
+            other => {
+                let what = source::expr_text(&r.expr);
+                // The path to its first scalar (`.pos[0]`).
+                let mut part = String::new();
+                let mut t = other.clone();
+                loop {
+                    t = match t {
+                        Ty::Struct(d) => {
+                            part += &format!(".{}", d.fields[0].0);
+                            d.fields[0].1.clone()
+                        }
+                        Ty::Array(e, _) => {
+                            part += "[0]";
+                            *e
+                        }
+                        _ => break,
+                    };
+                }
+                self.error(
+                    &r.expr,
+                    format!("atomics work on one integer or float, and `{what}` is `{other}`; name the scalar to update, like `&mut {what}{part}`"),
+                );
+                return error_expr(span);
+            }
         };
         let float_ok = matches!(
             op,
@@ -815,7 +839,7 @@ impl Checker<'_> {
             return error_expr(span);
         }
         let elem = match generics[0] {
-            syn::GenericArgument::Type(t) => self.scalar_type(t),
+            syn::GenericArgument::Type(t) => self.element_type(t, "a shared array's element"),
             other => {
                 self.error(
                     other,
@@ -866,18 +890,21 @@ impl Checker<'_> {
         };
         let sizes: proc_macro2::TokenStream =
             generics[1..].iter().map(|g| g.to_token_stream()).collect();
-        if !self.static_shared_fits(elem, &dims, sizes) {
+        if !self.static_shared_fits(&elem, &dims, sizes) {
             return error_expr(span);
         }
         self.shared.push(SharedAlloc {
-            elem,
+            elem: elem.clone(),
             dims: dims.clone(),
             span,
         });
         let id = self.shared.len() - 1;
         Expr {
             kind: ExprKind::Builtin(Builtin::Shared(id), Vec::new()),
-            ty: Ty::Shared { elem, dims },
+            ty: Ty::Shared {
+                elem: Box::new(elem),
+                dims,
+            },
             span,
         }
     }

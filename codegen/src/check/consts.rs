@@ -30,6 +30,8 @@ pub(crate) enum CValue {
     Float(f64),
     Bool(bool),
     Array(Vec<CValue>),
+    /// A struct's fields in declaration order, or a tuple's elements.
+    Tuple(Vec<CValue>),
 }
 
 /// Which item: one of the module's (by name) or one declared in a body (by number).
@@ -87,6 +89,38 @@ pub(crate) struct ConstState {
     pub constants: Vec<(LocalId, Expr)>,
     /// The module's items named by this function, with their values.
     pub used: Vec<(String, Expr)>,
+    /// Set while a function of another module is checked inline: its items are not
+    /// nameable in the kernel's module, so they are not recorded in `used`.
+    elsewhere: bool,
+}
+
+/// What [`ConstState::enter_module`] replaced.
+pub(crate) struct ModuleScope {
+    module: ModuleItems,
+    cache: Vec<(Key, Option<(Ty, CValue)>)>,
+    tables: Vec<(Key, LocalId)>,
+    elsewhere: bool,
+}
+
+impl ConstState {
+    /// Makes `module`'s items the ones names resolve to (a device function of another
+    /// module checked inline), until [`ConstState::leave_module`].
+    pub(crate) fn enter_module(&mut self, module: ModuleItems) -> ModuleScope {
+        ModuleScope {
+            module: std::mem::replace(&mut self.module, module),
+            cache: std::mem::take(&mut self.cache),
+            tables: std::mem::take(&mut self.tables),
+            elsewhere: std::mem::replace(&mut self.elsewhere, true),
+        }
+    }
+
+    /// Restores what [`ConstState::enter_module`] replaced.
+    pub(crate) fn leave_module(&mut self, scope: ModuleScope) {
+        self.module = scope.module;
+        self.cache = scope.cache;
+        self.tables = scope.tables;
+        self.elsewhere = scope.elsewhere;
+    }
 }
 
 impl ConstState {
@@ -216,7 +250,7 @@ impl Checker<'_> {
             return Some(ConstUse::Failed);
         }
 
-        if let Ty::Scalar(_) = ty {
+        if let Ty::Scalar(_) | Ty::Enum(_) = ty {
             return Some(ConstUse::Value(literal_expr(&ty, &value, ident.span())));
         }
         let id = match self.consts.tables.iter().find(|(k, _)| *k == key) {
@@ -277,7 +311,7 @@ impl Checker<'_> {
         let out = match result {
             Ok((t, v)) => {
                 let param = self.consts.module.get(name).map(|m| m.kind) == Some(ItemKind::Param);
-                if module && !param {
+                if module && !param && !self.consts.elsewhere {
                     self.consts
                         .used
                         .push((name.to_string(), literal_expr(&t, &v, used.span())));
@@ -345,9 +379,30 @@ impl Checker<'_> {
         })
     }
 
-    /// The type of a constant: scalars and arrays of them.
+    /// The type of a constant: scalars, `DeviceCopy` structs and enums, and arrays and
+    /// tuples of them.
     fn const_type(&mut self, ty: &syn::Type) -> Result<Ty, Fail> {
         match ty {
+            syn::Type::Tuple(t) if !t.elems.is_empty() => {
+                let tys = t
+                    .elems
+                    .iter()
+                    .map(|e| self.const_type(e))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Ty::Tuple(tys))
+            }
+            syn::Type::Path(p) if p.qself.is_none() && self.user_type_named(ty) => {
+                // Reported at the type's use in the kernel, with the definition's own
+                // problem (the tokens of a module item have no place in the user's code).
+                let before = self.errors.len();
+                let t = self.user_type(ty).flatten();
+                let why = self.errors.drain(before..).next();
+                match (t, why) {
+                    (Some(t), _) => Ok(t),
+                    (None, Some(e)) => Err(Fail(p.to_token_stream(), e.to_string())),
+                    (None, None) => Err(bad_type(ty)),
+                }
+            }
             syn::Type::Paren(p) => self.const_type(&p.elem),
             syn::Type::Group(g) => self.const_type(&g.elem),
             syn::Type::Array(a) => {
@@ -542,6 +597,31 @@ impl Checker<'_> {
                     _ => Err(not_const(&ix.expr, "only arrays can be indexed")),
                 }
             }
+            syn::Expr::Struct(s) => self.eval_struct(s, want),
+            syn::Expr::Tuple(t) => self.eval_tuple(t, want),
+            syn::Expr::Field(f) => {
+                let (t, v) = self.eval(&f.base, None)?;
+                let member = match &f.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                let (k, ft) = match &t {
+                    CTy::Known(Ty::Struct(d)) => match d.field(&member) {
+                        Some(k) => (k, d.fields[k].1.clone()),
+                        None => return Err(not_const(&f.member, &format!("`{}` has no field `{member}`", d.name))),
+                    },
+                    CTy::Known(Ty::Tuple(ts)) => match member.parse::<usize>().ok().filter(|k| *k < ts.len()) {
+                        Some(k) => (k, ts[k].clone()),
+                        None => return Err(not_const(&f.member, &format!("the tuple has no field `{member}`"))),
+                    },
+                    _ => return Err(not_const(&f.base, "only structs and tuples have fields")),
+                };
+                let CValue::Tuple(vs) = v else {
+                    return Err(not_const(&f.base, "only structs and tuples have fields"));
+                };
+                Ok((CTy::Known(ft), vs[k].clone()))
+            }
+            syn::Expr::Call(c) if self.is_tuple_struct_path(&c.func) => self.eval_tuple_struct(c),
             syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Macro(_) => Err(not_const(
                 e,
                 "function calls are not computed when the kernel is compiled; write the value, or arithmetic on literals and other constants",
@@ -557,6 +637,21 @@ impl Checker<'_> {
     fn eval_path(&mut self, p: &syn::ExprPath) -> Eval {
         if let Some(v) = self.assoc_const(p) {
             return v;
+        }
+        if let Some(e) = self.enum_variant_quiet(p) {
+            return match e {
+                Some(e) => match e.kind {
+                    ExprKind::Int(v) => Ok((CTy::Known(e.ty), CValue::Int(v))),
+                    _ => Err(not_const(p, "this is not an enum variant")),
+                },
+                None => Err(not_const(
+                    p,
+                    &format!(
+                        "`{}` is not a variant of that enum",
+                        source::expr_text(&p.path)
+                    ),
+                )),
+            };
         }
         if let (Some(ident), None) = (p.path.get_ident(), &p.qself) {
             let name = ident.to_string();
@@ -745,11 +840,169 @@ impl Checker<'_> {
             }
         }
     }
+
+    /// A struct literal in a constant, `P { a: 1.0, b: [0; 3] }`: every field given once.
+    fn eval_struct(&mut self, s: &syn::ExprStruct, want: Option<&Ty>) -> Eval {
+        let e = &syn::Expr::Struct(s.clone());
+        let ty: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: s.qself.clone(),
+            path: s.path.clone(),
+        });
+        let d = match self.const_type(&ty)? {
+            Ty::Struct(d) => d,
+            other => return Err(not_const(&s.path, &format!("`{other}` is not a struct"))),
+        };
+        if let Some(w) = want.filter(|w| **w != Ty::Struct(d.clone())) {
+            return Err(not_const(
+                e,
+                &format!("mismatched types: expected `{w}`, found `{}`", d.name),
+            ));
+        }
+        if let Some(rest) = &s.rest {
+            return Err(not_const(
+                rest,
+                "`..base` is not computed in constants; give every field",
+            ));
+        }
+        let mut values: Vec<Option<CValue>> = vec![None; d.fields.len()];
+        for fv in &s.fields {
+            let name = match &fv.member {
+                syn::Member::Named(i) => i.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            let Some(k) = d.field(&name) else {
+                return Err(not_const(
+                    &fv.member,
+                    &format!("`{}` has no field `{name}`", d.name),
+                ));
+            };
+            if values[k].is_some() {
+                return Err(not_const(
+                    &fv.member,
+                    &format!("field `{name}` is given twice"),
+                ));
+            }
+            let ft = d.fields[k].1.clone();
+            let (t, v) = self.eval(&fv.expr, Some(&ft))?;
+            values[k] = Some(fit(&t, v, &ft, &fv.expr)?);
+        }
+        let missing: Vec<&str> = d
+            .fields
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| v.is_none())
+            .map(|((n, _), _)| n.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(not_const(
+                &s.path,
+                &format!("missing fields in `{}`: `{}`", d.name, missing.join("`, `")),
+            ));
+        }
+        let values = values
+            .into_iter()
+            .map(|v| v.expect("every field"))
+            .collect();
+        Ok((CTy::Known(Ty::Struct(d)), CValue::Tuple(values)))
+    }
+
+    /// A tuple in a constant, `(1.0f32, 2u32)`; unsuffixed literals take the expected type,
+    /// or Rust's defaults.
+    fn eval_tuple(&mut self, t: &syn::ExprTuple, want: Option<&Ty>) -> Eval {
+        if t.elems.is_empty() {
+            return Err(not_const(t, "`()` is not a kernel constant"));
+        }
+        let wants: Vec<Option<Ty>> = match want {
+            Some(Ty::Tuple(ts)) if ts.len() == t.elems.len() => {
+                ts.iter().cloned().map(Some).collect()
+            }
+            _ => vec![None; t.elems.len()],
+        };
+        let mut tys = Vec::new();
+        let mut vals = Vec::new();
+        for (x, w) in t.elems.iter().zip(wants) {
+            let (ct, v) = self.eval(x, w.as_ref())?;
+            let ty = match (w, ct) {
+                (Some(w), ct) => {
+                    let v = fit(&ct, v, &w, x)?;
+                    vals.push(v);
+                    tys.push(w);
+                    continue;
+                }
+                (None, CTy::Known(k)) => k,
+                (None, CTy::Int) => Ty::Scalar(Scalar::I32),
+                (None, CTy::Float) => Ty::Scalar(Scalar::F64),
+            };
+            let v = match v {
+                CValue::Int(x) if ty == Ty::Scalar(Scalar::F64) => CValue::Float(x as f64),
+                v => v,
+            };
+            tys.push(ty);
+            vals.push(v);
+        }
+        Ok((CTy::Known(Ty::Tuple(tys)), CValue::Tuple(vals)))
+    }
+
+    /// Whether `f` (a called expression) names a tuple struct of the module.
+    fn is_tuple_struct_path(&self, f: &syn::Expr) -> bool {
+        match f {
+            syn::Expr::Path(p) if p.qself.is_none() => p
+                .path
+                .get_ident()
+                .and_then(|i| self.consts.module.get_struct(&i.to_string()))
+                .is_some_and(|s| matches!(s.item.fields, syn::Fields::Unnamed(_))),
+            _ => false,
+        }
+    }
+
+    /// A tuple struct's constructor in a constant, `P(1.0, 2)`.
+    fn eval_tuple_struct(&mut self, c: &syn::ExprCall) -> Eval {
+        let syn::Expr::Path(p) = &*c.func else {
+            return Err(not_const(c, "not a tuple struct"));
+        };
+        let ty: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: p.path.clone(),
+        });
+        let Ty::Struct(d) = self.const_type(&ty)? else {
+            return Err(not_const(&c.func, "not a tuple struct"));
+        };
+        if c.args.len() != d.fields.len() {
+            return Err(not_const(
+                c,
+                &format!(
+                    "`{}` has {} field(s), but {} value(s) are given",
+                    d.name,
+                    d.fields.len(),
+                    c.args.len()
+                ),
+            ));
+        }
+        let mut vals = Vec::new();
+        for (a, (_, ft)) in c.args.iter().zip(&d.fields) {
+            let (t, v) = self.eval(a, Some(ft))?;
+            vals.push(fit(&t, v, ft, a)?);
+        }
+        Ok((CTy::Known(Ty::Struct(d)), CValue::Tuple(vals)))
+    }
 }
 
 /// An IR literal for a constant's value.
 pub(super) fn literal_expr(ty: &Ty, v: &CValue, span: proc_macro2::Span) -> Expr {
     let kind = match (v, ty) {
+        (CValue::Tuple(xs), Ty::Struct(d)) => ExprKind::Tuple(
+            xs.iter()
+                .zip(&d.fields)
+                .map(|(x, (_, t))| literal_expr(t, x, span))
+                .collect(),
+        ),
+        (CValue::Tuple(xs), Ty::Tuple(ts)) => ExprKind::Tuple(
+            xs.iter()
+                .zip(ts)
+                .map(|(x, t)| literal_expr(t, x, span))
+                .collect(),
+        ),
+        (CValue::Tuple(_), t) => unreachable!("a tuple value of type {t}"),
         (CValue::Int(x), _) => ExprKind::Int(*x),
         (CValue::Float(x), _) => ExprKind::Float(*x),
         (CValue::Bool(x), _) => ExprKind::Bool(*x),
@@ -769,6 +1022,12 @@ pub(super) fn literal_expr(ty: &Ty, v: &CValue, span: proc_macro2::Span) -> Expr
 fn scalars_in(ty: &Ty) -> u64 {
     match ty {
         Ty::Array(t, n) => scalars_in(t).saturating_mul(*n),
+        Ty::Tuple(ts) => ts.iter().map(scalars_in).fold(0, u64::saturating_add),
+        Ty::Struct(d) => d
+            .fields
+            .iter()
+            .map(|(_, t)| scalars_in(t))
+            .fold(0, u64::saturating_add),
         _ => 1,
     }
 }
@@ -788,7 +1047,7 @@ fn bad_type(ty: &syn::Type) -> Fail {
     let text = source::type_text(ty);
     Fail(
         ty.to_token_stream(),
-        format!("constants in kernels are scalars (`bool`, integers, `f32`, `f64`) and arrays of them, not `{text}`"),
+        format!("constants in kernels are scalars (`bool`, integers, `f32`, `f64`), `DeviceCopy` structs and enums, and arrays and tuples of them, not `{text}`"),
     )
 }
 

@@ -422,6 +422,8 @@ impl Checker<'_> {
         let mut msg = format!("cannot find value `{name}` in this kernel");
         if let Some(s) = suggest::closest(name, names.iter().map(String::as_str)) {
             msg.push_str(&format!("; did you mean `{s}`?"));
+        } else if self.consts.module.imports().imports_by_name(name) {
+            msg = format!("the constant `{name}` is imported from a module whose items this kernel cannot read: the kernel compiler reads its own file, and the modules of the `DeviceCopy` types the kernel imports; define `{name}` in this module (replacing the `use`), or pass it as a parameter");
         } else if name
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -473,11 +475,11 @@ impl Checker<'_> {
             _ => None,
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
-            Ty::Slice { elem, .. } => (Ty::Scalar(elem), None),
+            Ty::Slice { elem, .. } => (*elem, None),
             Ty::Array(t, n) => (*t, Some(n)),
             Ty::Shared { elem, dims } => match dims.as_slice() {
-                [] => (Ty::Scalar(elem), None),
-                [n] => (Ty::Scalar(elem), Some(*n)),
+                [] => (*elem, None),
+                [n] => (*elem, Some(*n)),
                 [r, rest @ ..] => (
                     Ty::Shared {
                         elem,
@@ -586,6 +588,9 @@ impl Checker<'_> {
                 error_expr(span)
             }
             _ => {
+                if !self.element_copy_fits(&place, e) {
+                    return error_expr(span);
+                }
                 let ty = place.ty.clone();
                 Expr {
                     kind: ExprKind::Read(place),
@@ -632,6 +637,9 @@ impl Checker<'_> {
                     }
                 };
             }
+        }
+        if let Some(e) = self.enum_variant(p) {
+            return e;
         }
         if let Some(e) = self.assoc_const_value(p) {
             return e;
@@ -694,6 +702,15 @@ impl Checker<'_> {
                 }
                 let text = source::expr_text(&p.path);
                 let mut msg = format!("cannot find `{text}` in kernels: a kernel sees its parameters, its locals, `cuprum::gpu`, the `const` and `static` items of its own module and the constants of scalar types such as `f32::MAX`");
+                // `model::Op::Add`: an item of a type named by its path.
+                if let [.., module, ty, item] = segs.as_slice() {
+                    if ty.starts_with(|c: char| c.is_ascii_uppercase())
+                        && !module.starts_with(|c: char| c.is_ascii_uppercase())
+                    {
+                        let path = segs[..segs.len() - 1].join("::");
+                        msg = format!("cannot find `{text}` in kernels: kernels name user types by their own name: import it, `use {path};`, and write `{ty}::{item}`");
+                    }
+                }
                 if let [.., ty, _] = segs.as_slice() {
                     if let Some(s) = self.scalar_named(ty) {
                         let names = builtins::scalar_constant_names(s);
@@ -866,6 +883,9 @@ impl Checker<'_> {
         }
         let l = self.expr(&b.left);
         let r = self.expr(&b.right);
+        if self.enum_operands(&l, &r) {
+            return self.enum_binary(op, l, r, b);
+        }
         let (ty, site) = self.operator_types(op, &l, &r, b, false);
         Expr {
             kind: ExprKind::Binary(op, Box::new(l), Box::new(r), site),
@@ -1084,7 +1104,6 @@ impl Checker<'_> {
                 mutable: false,
                 elem,
             } if is_element => {
-                let elem = elem.name();
                 self.error(
                     at,
                     format!("cannot assign to an element of `{name}`: it is a `&[{elem}]` parameter (read-only); declare it `&mut [{elem}]`"),
@@ -1118,6 +1137,9 @@ impl Checker<'_> {
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let span = span_of(c);
         let inner = self.expr(&c.expr);
+        if let Some(e) = self.enum_cast(c, &inner) {
+            return e;
+        }
         let Some(target) = self.scalar_type(&c.ty) else {
             return error_expr(span);
         };

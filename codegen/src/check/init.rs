@@ -322,6 +322,8 @@ fn zero(ty: &Ty, span: Span) -> Expr {
         Ty::Scalar(crate::ty::Scalar::Bool) => ExprKind::Bool(false),
         Ty::Scalar(_) => ExprKind::Int(0),
         Ty::Tuple(ts) => ExprKind::Tuple(ts.iter().map(|t| zero(t, span)).collect()),
+        // Never read (definite initialization), but a value of the type all the same.
+        Ty::Enum(d) => ExprKind::Int(d.variants[0].1),
         Ty::Struct(d) => ExprKind::Tuple(d.fields.iter().map(|(_, t)| zero(t, span)).collect()),
         Ty::Array(t, n) => ExprKind::Repeat(Box::new(zero(t, span)), *n),
         _ => ExprKind::Unit,

@@ -26,7 +26,7 @@ pub(crate) struct View {
     /// What it is part of: a slice parameter, a 1-D or dynamic shared array, a local array.
     base: Place,
     /// Its elements' type.
-    elem: Scalar,
+    elem: Ty,
     /// Where it starts in `base` (a constant or a local: computed once).
     offset: Expr,
     /// How many elements it has (likewise).
@@ -56,6 +56,8 @@ struct Saved {
     devices: crate::device::DeviceTable,
     kernel: bool,
     inline_return: Option<usize>,
+    /// The caller's module's items, when the callee is of another module.
+    module: Option<super::consts::ModuleScope>,
 }
 
 impl Checker<'_> {
@@ -191,20 +193,18 @@ impl Checker<'_> {
             }
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
-            Ty::Slice { elem, .. } => (elem, len_of(&place, span)),
+            Ty::Slice { elem, .. } => (*elem, len_of(&place, span)),
             Ty::Shared { elem, dims } if dims.len() <= 1 => match dims.first() {
-                Some(n) => (elem, usize_lit(*n, span)),
-                None => (elem, len_of(&place, span)),
+                Some(n) => (*elem, usize_lit(*n, span)),
+                None => (*elem, len_of(&place, span)),
             },
             Ty::Array(elem, n) => {
-                match *elem {
-                    Ty::Scalar(s) => (s, usize_lit(n, span)),
-                    other => {
-                        let d = self.infer.describe(&other);
-                        self.error(e, format!("only arrays of scalars can be passed as slices, not arrays of `{d}`"));
-                        return None;
-                    }
+                if !crate::ty::is_element(&elem) {
+                    let d = self.infer.describe(&elem);
+                    self.error(e, format!("only arrays of scalars, arrays and `DeviceCopy` structs can be passed as slices, not arrays of `{d}`"));
+                    return None;
                 }
+                (*elem, usize_lit(n, span))
             }
             Ty::Error => return None,
             other => {
@@ -509,7 +509,9 @@ impl Checker<'_> {
                                 failed = true;
                             }
                             if let Some(k) = generic_of(&sl.elem) {
-                                bound[k].get_or_insert(v.elem);
+                                if let Ty::Scalar(s) = v.elem {
+                                    bound[k].get_or_insert(s);
+                                }
                             }
                             Bound::View(Box::new(v))
                         }
@@ -572,6 +574,8 @@ impl Checker<'_> {
             devices: std::mem::replace(&mut self.devices, dev.deps.clone()),
             kernel: std::mem::replace(&mut self.kernel, false),
             inline_return: self.inline_return,
+            module: (!self.consts.module.same_module(&dev.consts))
+                .then(|| self.consts.enter_module(dev.consts.clone())),
         };
         self.inlining.push(key);
         let ret = self.return_type(&sig.output);
@@ -617,9 +621,9 @@ impl Checker<'_> {
                 Bound::View(v) => {
                     if let syn::Type::Reference(r) = strip_groups(&param.ty) {
                         if let syn::Type::Slice(sl) = strip_groups(&r.elem) {
-                            if let Some(want) = self.scalar_type(&sl.elem) {
+                            if let Some(want) = self.element_type(&sl.elem, "a slice's element") {
                                 if want != v.elem {
-                                    self.error(&param.ty, format!("mismatched types: the parameter is `&[{}]`, the slice passed holds `{}`", want.name(), v.elem.name()));
+                                    self.error(&param.ty, format!("mismatched types: the parameter is `&[{}]`, the slice passed holds `{}`", want, v.elem));
                                 }
                             }
                         }
@@ -652,6 +656,9 @@ impl Checker<'_> {
         self.devices = saved.devices;
         self.kernel = saved.kernel;
         self.inline_return = saved.inline_return;
+        if let Some(m) = saved.module {
+            self.consts.leave_module(m);
+        }
         let body_ty = body.ty.clone();
         let body = Expr {
             kind: ExprKind::Block(body),
@@ -750,7 +757,7 @@ pub(super) fn strip_groups(t: &syn::Type) -> &syn::Type {
 /// The type a view's name has (only for messages: every use goes through the view).
 fn slice_ty(v: &View) -> Ty {
     Ty::Slice {
-        elem: v.elem,
+        elem: Box::new(v.elem.clone()),
         mutable: v.mutable,
     }
 }
@@ -770,7 +777,7 @@ fn element(view: &View, index: Expr, span: Span) -> Place {
         index: Box::new(index),
         site: None,
     });
-    place.ty = Ty::Scalar(view.elem);
+    place.ty = view.elem.clone();
     place
 }
 

@@ -268,7 +268,7 @@ impl Checker<'_> {
         };
         let (elem, len) = match self.infer.zonk(&place.ty) {
             Ty::Slice { elem, .. } => (
-                Ty::Scalar(elem),
+                *elem,
                 Expr {
                     kind: ExprKind::Len(place.clone()),
                     ty: Ty::USIZE,
@@ -284,7 +284,7 @@ impl Checker<'_> {
                         span,
                     },
                 };
-                (Ty::Scalar(elem), len)
+                (*elem, len)
             }
             Ty::Array(elem, n) => (*elem, usize_lit(n, span)),
             Ty::Error => return None,
@@ -306,10 +306,10 @@ impl Checker<'_> {
             if let Ty::Slice {
                 mutable: false,
                 elem,
-            } = self.locals[place.base].ty
+            } = &self.locals[place.base].ty
             {
                 let name = self.locals[place.base].name.clone();
-                let t = elem.name();
+                let t = elem.to_string();
                 self.error(e, format!("`iter_mut()` writes through `{name}`, but it is a `&[{t}]` parameter (read-only); declare it `&mut [{t}]`"));
                 return None;
             }

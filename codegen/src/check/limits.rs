@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::Checker;
-use crate::ty::{Scalar, Ty};
+use crate::ty::Ty;
 
 /// How deeply expressions may nest. The checker and the lowering recurse over the syntax
 /// tree; a proc macro runs on rustc's 8 MiB stack, which holds about a thousand levels in a
@@ -66,7 +66,7 @@ pub fn check_nesting(tokens: &TokenStream) -> syn::Result<()> {
 /// The most scalars one local array may hold. Local arrays are values in registers or the
 /// thread's local memory, and LLVM's time grows faster than linearly with their length (a
 /// 16 KiB array takes tens of seconds to compile); large data belongs in a buffer.
-const LOCAL_ARRAY_LIMIT: u64 = 1024;
+pub(super) const LOCAL_ARRAY_LIMIT: u64 = 1024;
 
 /// The most bytes of static shared memory (`.shared` variables) one kernel may declare: PTX
 /// allows 48 KiB on every target (ptxas: "uses too much shared data (.., 0xc000 max)"); more
@@ -74,9 +74,9 @@ const LOCAL_ARRAY_LIMIT: u64 = 1024;
 pub(crate) const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
 /// The number of scalars in a value of type `ty`, or `None` for what arrays cannot hold.
-fn scalar_count(ty: &Ty) -> Option<u64> {
+pub(super) fn scalar_count(ty: &Ty) -> Option<u64> {
     match ty {
-        Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Some(1),
+        Ty::Scalar(_) | Ty::Enum(_) | Ty::Var(_) | Ty::Error => Some(1),
         Ty::Array(t, n) => scalar_count(t)?.checked_mul(*n),
         Ty::Tuple(ts) => ts
             .iter()
@@ -113,21 +113,21 @@ impl Checker<'_> {
     /// 4294967296>()` is 2^66 bytes, not 0.
     pub(super) fn static_shared_fits(
         &mut self,
-        elem: Scalar,
+        elem: &Ty,
         dims: &[u64],
         at: impl ToTokens,
     ) -> bool {
         if dims.is_empty() {
             return true; // dynamic shared memory: sized at launch
         }
-        let bytes = dims
-            .iter()
-            .try_fold(elem.bytes() as u128, |acc, &d| acc.checked_mul(d as u128));
+        let bytes = dims.iter().try_fold(elem_bytes(elem) as u128, |acc, &d| {
+            acc.checked_mul(d as u128)
+        });
         let before: u64 = self
             .shared
             .iter()
             .filter(|a| !a.dims.is_empty())
-            .map(|a| a.dims.iter().product::<u64>() * a.elem.bytes() as u64)
+            .map(|a| a.dims.iter().product::<u64>() * elem_bytes(&a.elem))
             .sum();
         let hint = "for more, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes (up to 227 KiB per block on sm_90)";
         let limit = STATIC_SHARED_LIMIT;
@@ -175,4 +175,9 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The bytes of one element of a slice or shared array.
+pub(crate) fn elem_bytes(elem: &Ty) -> u64 {
+    crate::ty::size_align(elem).map_or(0, |(s, _)| s)
 }

@@ -1,4 +1,5 @@
-//! `match` on integers, `bool`, floats and tuples of them: literals, ranges, `|`, `_`,
+//! `match` on integers, `bool`, floats, field-less enums and tuples of them: literals,
+//! variant paths, ranges, `|`, `_`,
 //! bindings (`x`, `x @ pat`), guards, and exhaustiveness as rustc checks it for these types.
 //!
 //! A `match` becomes a chain of `if`s over a copy of the scrutinee: each arm binds its names
@@ -34,6 +35,8 @@ enum Domain {
     /// Integers (and `bool`, 0..=1) between the bounds.
     Int(Scalar, i128, i128),
     Tuple(Vec<Domain>),
+    /// A field-less enum: its variants (name, discriminant), one value each.
+    Enum(std::rc::Rc<crate::ty::EnumDef>),
     /// Floats: only `_` or a binding covers them.
     Opaque,
 }
@@ -42,6 +45,8 @@ enum Domain {
 enum Witness {
     Ints(Scalar, i128, i128),
     Tuple(Vec<Witness>),
+    /// A variant: `Op::Sub`.
+    Variant(String),
     Any,
 }
 
@@ -49,6 +54,7 @@ impl Witness {
     fn text(&self) -> String {
         match self {
             Witness::Any => "_".into(),
+            Witness::Variant(v) => v.clone(),
             Witness::Tuple(ws) => {
                 let parts: Vec<String> = ws.iter().map(Witness::text).collect();
                 if parts.len() == 1 {
@@ -125,6 +131,24 @@ fn uncovered(rows: &[Vec<Space>], domains: &[Domain]) -> Option<Vec<Witness>> {
                     .collect();
                 if let Some(mut wit) = uncovered(&sub, rest) {
                     wit.insert(0, Witness::Ints(*s, a, b));
+                    return Some(wit);
+                }
+            }
+            None
+        }
+        Domain::Enum(d) => {
+            for (name, v) in &d.variants {
+                let sub: Vec<Vec<Space>> = expanded
+                    .iter()
+                    .filter(|r| match r[0] {
+                        Space::Any => true,
+                        Space::Range(x, y) => x <= *v && *v <= y,
+                        _ => false,
+                    })
+                    .map(tail)
+                    .collect();
+                if let Some(mut wit) = uncovered(&sub, rest) {
+                    wit.insert(0, Witness::Variant(format!("{}::{name}", d.name)));
                     return Some(wit);
                 }
             }
@@ -235,11 +259,32 @@ impl Checker<'_> {
             .collect();
         let exhaustive = domain.is_some();
         if let Some(domain) = domain {
-            if let Some(w) = uncovered(&rows, &[domain]) {
-                let what = w[0].text();
+            if let Some(w) = uncovered(&rows, std::slice::from_ref(&domain)) {
+                let missing = match &domain {
+                    // Every variant not covered, as rustc lists them.
+                    Domain::Enum(d) => d
+                        .variants
+                        .iter()
+                        .filter(|(n, v)| {
+                            let one = crate::ty::EnumDef {
+                                variants: vec![(n.clone(), *v)],
+                                ..(**d).clone()
+                            };
+                            uncovered(&rows, &[Domain::Enum(std::rc::Rc::new(one))]).is_some()
+                        })
+                        .map(|(n, _)| format!("`{}::{n}`", d.name))
+                        .collect(),
+                    _ => vec![format!("`{}`", w[0].text())],
+                };
+                let (what, them) = match missing.as_slice() {
+                    [one] => (one.clone(), "it"),
+                    [init @ .., last] => (format!("{} and {last}", init.join(", ")), "them"),
+                    [] => (format!("`{}`", w[0].text()), "it"),
+                };
+                let verb = if missing.len() > 1 { "patterns " } else { "" };
                 self.error(
                     &m.expr,
-                    format!("non-exhaustive patterns: `{what}` not covered; add an arm for it, or a last arm `_ => ..`"),
+                    format!("non-exhaustive patterns: {verb}{what} not covered; add an arm for {them}, or a last arm `_ => ..`"),
                 );
                 return error_expr(span);
             }
@@ -349,6 +394,7 @@ impl Checker<'_> {
                 .collect::<Option<_>>()
                 .map(Domain::Tuple),
             Ty::Unit => Some(Domain::Tuple(Vec::new())),
+            Ty::Enum(d) => Some(Domain::Enum(d.clone())),
             _ => None,
         }
     }
@@ -533,6 +579,16 @@ impl Checker<'_> {
                 }
             }
         };
+        if let Ty::Enum(d) = self.infer.zonk(&place.ty) {
+            self.error(
+                r,
+                format!(
+                    "range patterns do not apply to the enum `{}`: list the variants with `|`",
+                    d.name
+                ),
+            );
+            return failed_pattern();
+        }
         let (Ok(lo), Ok(hi)) = (bound(self, &r.start), bound(self, &r.end)) else {
             return failed_pattern();
         };
@@ -655,7 +711,9 @@ fn read(place: Place, span: Span) -> Expr {
     }
 }
 
+/// `a op b`; enums compare their discriminants.
 fn compare(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    let (a, b) = (super::enums::discriminant(a), super::enums::discriminant(b));
     Expr {
         kind: ExprKind::Binary(op, Box::new(a), Box::new(b), None),
         ty: Ty::BOOL,

@@ -9,6 +9,8 @@ mod builtins;
 mod call;
 mod closure;
 mod consts;
+mod enums;
+mod elements;
 mod expr;
 mod infer;
 mod init;
@@ -600,9 +602,9 @@ impl<'p> Checker<'p> {
         match ty {
             syn::Type::Reference(r) => {
                 if let syn::Type::Slice(s) = &*r.elem {
-                    let elem = self.scalar_type(&s.elem)?;
+                    let elem = self.element_type(&s.elem, "a slice's element")?;
                     return Some(Ty::Slice {
-                        elem,
+                        elem: Box::new(elem),
                         mutable: r.mutability.is_some(),
                     });
                 }
@@ -669,6 +671,25 @@ impl<'p> Checker<'p> {
                     }
                     Some(name) if Scalar::from_name(name).is_some() => {
                         format!("write the type as `{name}`")
+                    }
+                    // `model::Particle`: the simulator's code names user types by one name.
+                    Some(name)
+                        if name.starts_with(|c: char| c.is_ascii_uppercase())
+                            && !matches!(
+                                name,
+                                "Vec"
+                                    | "String"
+                                    | "Box"
+                                    | "Rc"
+                                    | "Arc"
+                                    | "HashMap"
+                                    | "BTreeMap"
+                                    | "VecDeque"
+                                    | "Option"
+                                    | "Result"
+                            ) =>
+                    {
+                        format!("kernels name user types by their own name: import it, `use {text};`, and write `{name}`")
                     }
                     Some(name) => type_help(name, p.path.segments.last()),
                     None => KERNEL_TYPES.to_string(),
@@ -914,7 +935,7 @@ fn type_help(name: &str, segment: Option<&syn::PathSegment>) -> String {
             format!("`{name}` is not supported in kernels; pass plain values and a flag")
         }
         "f16" | "bf16" => "half-precision floats are not supported yet; use `f32`".into(),
-        _ => format!("{KERNEL_TYPES}, and the `#[derive(DeviceCopy)]` structs defined in the kernel's own module (kernels do not see structs of other modules or imported with `use`)"),
+        _ => format!("{KERNEL_TYPES}, and the `#[derive(DeviceCopy)]` structs and enums defined in the kernel's module or imported into it with `use`"),
     }
 }
 

@@ -22,10 +22,11 @@ impl Checker<'_> {
     /// Whether `ty` is a plain path naming a struct of the module.
     pub(super) fn user_type_named(&self, ty: &syn::Type) -> bool {
         match ty {
-            syn::Type::Path(p) if p.qself.is_none() => p
-                .path
-                .get_ident()
-                .is_some_and(|i| self.consts.module.get_struct(&i.to_string()).is_some()),
+            syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                self.consts.module.get_struct(&name).is_some()
+                    || self.consts.module.get_enum(&name).is_some()
+            }),
             _ => false,
         }
     }
@@ -41,6 +42,9 @@ impl Checker<'_> {
             .get_ident()
             .filter(|_| p.qself.is_none())?
             .to_string();
+        if self.consts.module.get_struct(&name).is_none() {
+            return self.enum_type(&name, ty);
+        }
         let s = self.consts.module.get_struct(&name)?.clone();
         if !s.device_copy {
             self.error(
@@ -115,6 +119,7 @@ impl Checker<'_> {
             name,
             fields: out,
             tuple,
+            align: repr_align(&item.attrs),
         })
     }
 
@@ -135,6 +140,12 @@ impl Checker<'_> {
                 let name = p.path.get_ident()?.to_string();
                 if let Some(s) = crate::ty::Scalar::from_name(&name) {
                     return Some(Ty::Scalar(s));
+                }
+                if self.consts.module.get_enum(&name).is_some() {
+                    let before = self.errors.len();
+                    let t = self.enum_type(&name, ty).flatten();
+                    self.errors.truncate(before);
+                    return t;
                 }
                 let s = self.consts.module.get_struct(&name)?.clone();
                 if !s.device_copy {
@@ -162,7 +173,7 @@ impl Checker<'_> {
                 self.error(
                     &s.path,
                     format!(
-                        "`{}` is not a struct this kernel can see: define it with `#[derive(DeviceCopy)]` and `#[repr(C)]` in the kernel's module",
+                        "`{}` is not a struct this kernel can see: define it with `#[derive(DeviceCopy)]` and `#[repr(C)]` in the kernel's module, or import it with `use` and write its own name",
                         s.path.to_token_stream()
                     ),
                 );
@@ -314,10 +325,12 @@ impl Checker<'_> {
         let before = self.errors.len();
         let recv = self.expr(&m.receiver);
         self.errors.truncate(before);
-        let Ty::Struct(d) = self.infer.zonk(&recv.ty) else {
-            return None;
+        let d = match self.infer.zonk(&recv.ty) {
+            Ty::Struct(d) => d.name.clone(),
+            Ty::Enum(d) => d.name.clone(),
+            _ => return None,
         };
-        let f = self.consts.module.method(&d.name, &name)?.clone();
+        let f = self.consts.module.method(&d, &name)?.clone();
         let receiver = match f.sig.inputs.first() {
             Some(syn::FnArg::Receiver(r)) => r.clone(),
             _ => {
@@ -325,7 +338,7 @@ impl Checker<'_> {
                     &m.method,
                     format!(
                         "`{}::{name}` takes no `self`; call it as `{}::{name}(..)`",
-                        d.name, d.name
+                        d, d
                     ),
                 );
                 return Some(error_expr(span_of(m)));
@@ -340,13 +353,13 @@ impl Checker<'_> {
                 m,
                 format!(
                     "`{}::{name}` takes {expected} argument(s) besides `self`, but {} were given",
-                    d.name,
+                    d,
                     m.args.len()
                 ),
             );
             return Some(error_expr(span_of(m)));
         }
-        let path = self.method_fn(&d.name, &f);
+        let path = self.method_fn(&d, &f);
         let r = &m.receiver;
         let first: syn::Expr = match (&receiver.reference, &receiver.mutability) {
             (Some(_), Some(_)) => syn::parse_quote_spanned!(r.span()=> &mut #r),
@@ -372,7 +385,9 @@ impl Checker<'_> {
     /// `P::name(args)` for an associated function of a `#[device] impl P`: the path of its
     /// device function. `None` when `P` has no such function.
     pub(super) fn associated_fn(&mut self, ty: &str, name: &str) -> Option<syn::Path> {
-        self.consts.module.get_struct(ty)?;
+        if self.consts.module.get_struct(ty).is_none() {
+            self.consts.module.get_enum(ty)?;
+        }
         let f = self.consts.module.method(ty, name)?.clone();
         Some(self.method_fn(ty, &f))
     }
@@ -410,7 +425,7 @@ impl Checker<'_> {
         let dev = crate::device::DeviceFn {
             item,
             deps: self.devices.clone(),
-            consts: self.consts.module.clone(),
+            consts: self.consts.module.module_of_type(ty),
         };
         self.devices.insert(&crate::device::path_key(&path), dev);
         path
@@ -447,4 +462,25 @@ impl syn::visit_mut::VisitMut for SelfToStruct {
         }
         syn::visit_mut::visit_path_mut(self, p);
     }
+}
+
+/// The `N` of `#[repr(C, align(N))]` (1 without it; the derive refuses other forms).
+fn repr_align(attrs: &[syn::Attribute]) -> u64 {
+    let mut align = 1;
+    for a in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = a.parse_nested_meta(|m| {
+            if m.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let n: syn::LitInt = content.parse()?;
+                align = n.base10_parse::<u64>().unwrap_or(1);
+            } else if m.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in m.input);
+                let _: proc_macro2::TokenStream = content.parse()?;
+            }
+            Ok(())
+        });
+    }
+    align
 }

@@ -34,7 +34,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// The LLVM constant of a literal value (numbers, `bool`s and arrays of them).
     fn constant_value(&self, e: &Expr) -> BasicValueEnum<'ctx> {
         match (&e.kind, &e.ty) {
-            (ExprKind::Int(v), Ty::Scalar(s)) => self.int_const(*s, *v).into(),
+            (ExprKind::Int(v), t) if t.scalar_repr().is_some() => {
+                self.int_const(t.scalar_repr().expect("checked"), *v).into()
+            }
             (ExprKind::Float(v), Ty::Scalar(Scalar::F32)) => {
                 self.ctx.f32_type().const_float(*v as f32 as f64).into()
             }
@@ -56,8 +58,21 @@ impl<'ctx> FnLower<'_, 'ctx> {
                         let v: Vec<_> = vals.iter().map(|v| v.into_array_value()).collect();
                         t.const_array(&v).into()
                     }
+                    BasicTypeEnum::StructType(t) => {
+                        let v: Vec<_> = vals.iter().map(|v| v.into_struct_value()).collect();
+                        t.const_array(&v).into()
+                    }
                     other => unreachable!("a table of {other:?}"),
                 }
+            }
+            // A struct or a tuple: its fields in order (`value_type`'s struct type).
+            (ExprKind::Tuple(xs), _) => {
+                let vals: Vec<BasicValueEnum<'ctx>> = xs
+                    .iter()
+                    .filter(|x| !x.ty.is_zero_sized())
+                    .map(|x| self.constant_value(x))
+                    .collect();
+                self.ctx.const_struct(&vals, false).into()
             }
             (k, t) => unreachable!("table value {k:?} of type {t}"),
         }

@@ -79,7 +79,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
     fn expr_here(&mut self, e: &Expr) -> Option<BasicValueEnum<'ctx>> {
         match &e.kind {
             ExprKind::Int(v) => {
-                let Ty::Scalar(s) = e.ty else {
+                let Some(s) = e.ty.scalar_repr() else {
                     unreachable!("integer literal of type {}", e.ty)
                 };
                 Some(self.int_const(s, *v).into())
@@ -162,10 +162,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             ExprKind::Cast(x) => {
                 let v = self.expr(x)?;
-                let (Ty::Scalar(from), Ty::Scalar(to)) = (&x.ty, &e.ty) else {
+                let (Some(from), Ty::Scalar(to)) = (x.ty.scalar_repr(), &e.ty) else {
                     unreachable!("casts are between scalars")
                 };
-                Some(self.cast(v, *from, *to))
+                Some(self.cast(v, from, *to))
             }
             ExprKind::Tuple(xs) => {
                 let t = value_type(self.ctx, &e.ty)?.into_struct_type();

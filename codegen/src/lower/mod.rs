@@ -181,7 +181,7 @@ fn declare_shared<'ctx>(
                     g.as_pointer_value()
                 })
             } else {
-                let t = shared_global_type(ctx, alloc.elem, &alloc.dims);
+                let t = shared_global_type(ctx, &alloc.elem, &alloc.dims);
                 let g = module.add_global(
                     t,
                     Some(AddressSpace::from(SHARED)),
@@ -266,6 +266,7 @@ fn declare_kernel<'ctx>(
                 params.push(ctx.i64_type().into());
             }
             Ty::Scalar(s) => params.push(param_scalar_type(ctx, *s).into()),
+            Ty::Enum(d) => params.push(param_scalar_type(ctx, d.repr).into()),
             // Passed by value: PTX's `.param .align A .b8 name[size]`, which the launch
             // fills from the host value's bytes.
             ty @ Ty::Struct(_) => params.push(value_type(ctx, ty).expect("sized").into()),
@@ -292,7 +293,8 @@ fn declare_kernel<'ctx>(
             if !mutable {
                 add_param_attr(ctx, func, index, "readonly", 0);
             }
-            add_param_attr(ctx, func, index, "align", elem.bytes() as u64);
+            let align = crate::ty::element_layout(elem).map_or(1, |(_, _, a)| a);
+            add_param_attr(ctx, func, index, "align", align);
             add_param_attr(ctx, func, index, "nocapture", 0);
             index += 2;
         } else {
@@ -350,11 +352,29 @@ pub(crate) fn memory_scalar_type(ctx: &Context, s: Scalar) -> BasicTypeEnum<'_> 
     param_scalar_type(ctx, s)
 }
 
+/// The in-memory type of a slice or shared-array element: scalars as
+/// [`memory_scalar_type`], arrays and structs of such (the same layout as [`value_type`]'s,
+/// whose `i1` also takes a byte).
+pub(crate) fn memory_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> BasicTypeEnum<'ctx> {
+    match ty {
+        Ty::Scalar(s) => memory_scalar_type(ctx, *s),
+        Ty::Array(t, n) => memory_type(ctx, t).array_type(*n as u32).into(),
+        Ty::Struct(d) => {
+            let fields: Vec<BasicTypeEnum> =
+                d.fields.iter().map(|(_, t)| memory_type(ctx, t)).collect();
+            ctx.struct_type(&fields, false).into()
+        }
+        other => value_type(ctx, other).expect("elements have storage"),
+    }
+}
+
 /// The LLVM type of a value of type `ty`, or `None` for zero-sized types.
 pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeEnum<'ctx>> {
     match ty {
         Ty::Unit | Ty::Never => None,
         Ty::Scalar(s) => Some(scalar_type(ctx, *s)),
+        // An enum is its discriminant, as its `repr` integer.
+        Ty::Enum(d) => Some(scalar_type(ctx, d.repr)),
         Ty::Array(t, n) => Some(value_type(ctx, t)?.array_type(*n as u32).into()),
         Ty::Tuple(ts) => {
             let fields: Vec<BasicTypeEnum> = ts.iter().filter_map(|t| value_type(ctx, t)).collect();
@@ -382,10 +402,10 @@ pub(crate) fn value_type<'ctx>(ctx: &'ctx Context, ty: &Ty) -> Option<BasicTypeE
 /// The type of a shared array's global: `[R x [C x T]]`, `[N x T]` or `[0 x T]`.
 pub(crate) fn shared_global_type<'ctx>(
     ctx: &'ctx Context,
-    elem: Scalar,
+    elem: &Ty,
     dims: &[u64],
 ) -> BasicTypeEnum<'ctx> {
-    let mut t = memory_scalar_type(ctx, elem);
+    let mut t = memory_type(ctx, elem);
     if dims.is_empty() {
         return t.array_type(0).into();
     }

@@ -11,8 +11,27 @@ use crate::ty::{Scalar, Ty};
 impl<'ctx> FnLower<'_, 'ctx> {
     /// The address of a place; bounds checks run on the way.
     pub(crate) fn place_ptr(&mut self, place: &Place) -> PointerValue<'ctx> {
+        self.place_ptr_aligned(place).0
+    }
+
+    /// The address of a place and the alignment known for it in device memory: a kernel's
+    /// slice parameters and shared arrays start at the alignment kernels assume for their
+    /// elements (`cuprum_abi::element_align`, checked by every launch), and each projection
+    /// keeps what its offset allows; so a 16-byte element's scalars are loaded with the
+    /// alignments that let LLVM make one vector access of them.
+    pub(crate) fn place_ptr_aligned(&mut self, place: &Place) -> (PointerValue<'ctx>, u64) {
         let local_ty = self.ir.locals[place.base].ty.clone();
         let i64t = self.ctx.i64_type();
+        let mut align = match &local_ty {
+            Ty::Slice { elem, .. } => {
+                let kernel_param = self.func.get_call_conventions() == super::PTX_KERNEL_CC
+                    && self.ir.params.contains(&place.base);
+                crate::ty::element_layout(elem)
+                    .map_or(1, |(_, a, dev)| if kernel_param { dev } else { a })
+            }
+            Ty::Shared { elem, .. } => crate::ty::element_layout(elem).map_or(1, |(_, _, a)| a),
+            ty => crate::ty::size_align(ty).map_or(1, |(_, a)| a),
+        };
         let (mut ptr, mut ty, mut proj) = match self.slot(place.base) {
             Slot::Mem(p) => (p, local_ty, &place.proj[..]),
             Slot::Slice { ptr, len } => {
@@ -27,9 +46,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 if let Some(site) = self.checked_site(first) {
                     self.check_in_bounds(site, idx, len);
                 }
-                let elem_t = super::memory_scalar_type(self.ctx, elem);
+                let elem_t = super::memory_type(self.ctx, &elem);
                 let p = unsafe { ok!(self.b.build_in_bounds_gep(elem_t, ptr, &[idx], "elem")) };
-                (p, Ty::Scalar(elem), rest)
+                (p, *elem, rest)
             }
             Slot::Shared(global) => {
                 let Ty::Shared { elem, dims } = local_ty.clone() else {
@@ -42,13 +61,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     };
                     let idx = self.expr(index).expect("usize index").into_int_value();
                     if let Some(site) = self.checked_site(first) {
-                        let len = self.dynamic_shared_len(elem);
+                        let len = self.dynamic_shared_len(&elem);
                         self.check_in_bounds(site, idx, len);
                     }
-                    let elem_t = super::memory_scalar_type(self.ctx, elem);
+                    let elem_t = super::memory_type(self.ctx, &elem);
                     let p =
                         unsafe { ok!(self.b.build_in_bounds_gep(elem_t, global, &[idx], "elem")) };
-                    (p, Ty::Scalar(elem), rest)
+                    (p, *elem, rest)
                 } else {
                     (global, local_ty, &place.proj[..])
                 }
@@ -65,6 +84,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                         self.check_in_bounds(site, idx, len);
                     }
                     let arr_t = value_type(self.ctx, &ty).expect("arrays have storage");
+                    align = align.min(low_bit(crate::ty::size_align(&next).map_or(1, |(s, _)| s)));
                     ptr = unsafe {
                         ok!(self.b.build_in_bounds_gep(
                             arr_t,
@@ -81,7 +101,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     if let Some(site) = self.checked_site(p) {
                         self.check_in_bounds(site, idx, len);
                     }
-                    let arr_t = shared_global_type(self.ctx, elem, &dims);
+                    let arr_t = shared_global_type(self.ctx, &elem, &dims);
+                    align = align.min(low_bit(crate::ty::size_align(&next).map_or(1, |(s, _)| s)));
                     ptr = unsafe {
                         ok!(self.b.build_in_bounds_gep(
                             arr_t,
@@ -103,6 +124,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
                 (Proj::Field(i), Ty::Struct(d)) => {
                     let t = value_type(self.ctx, &ty).expect("structs have storage");
+                    let offset = crate::ty::struct_layout(&d).map_or(1, |l| l.offsets[*i as usize]);
+                    align = align.min(low_bit(offset));
                     ptr = ok!(self.b.build_struct_gep(t, ptr, *i, "field"));
                     ty = d.fields[*i as usize].1.clone();
                 }
@@ -114,7 +137,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 (p, t) => unreachable!("projection {p:?} on {t}"),
             }
         }
-        ptr
+        (ptr, align)
     }
 
     /// The site of an index projection, unless its check is elided (see `passes`).
@@ -146,18 +169,18 @@ impl<'ctx> FnLower<'_, 'ctx> {
     pub(crate) fn index_bound(&mut self, ty: &Ty, slot: Slot<'ctx>) -> (IntValue<'ctx>, Ty) {
         let i64t = self.ctx.i64_type();
         match (ty, slot) {
-            (Ty::Slice { elem, .. }, Slot::Slice { len, .. }) => (len, Ty::Scalar(*elem)),
+            (Ty::Slice { elem, .. }, Slot::Slice { len, .. }) => (len, (**elem).clone()),
             (Ty::Shared { elem, dims }, _) if dims.is_empty() => {
-                (self.dynamic_shared_len(*elem), Ty::Scalar(*elem))
+                (self.dynamic_shared_len(elem), (**elem).clone())
             }
             (Ty::Shared { elem, dims }, _) => {
                 let next = if dims.len() > 1 {
                     Ty::Shared {
-                        elem: *elem,
+                        elem: elem.clone(),
                         dims: dims[1..].to_vec(),
                     }
                 } else {
-                    Ty::Scalar(*elem)
+                    (**elem).clone()
                 };
                 (i64t.const_int(dims[0], false), next)
             }
@@ -169,18 +192,18 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// Loads the value of a place.
     pub(crate) fn read(&mut self, place: &Place) -> Option<BasicValueEnum<'ctx>> {
         let t = value_type(self.ctx, &place.ty)?;
-        let ptr = self.place_ptr(place);
+        let (ptr, align) = self.place_ptr_aligned(place);
         if self.in_device_memory(place) {
-            return Some(self.load_scalar(ptr, &place.ty));
+            return Some(self.load_memory(ptr, &place.ty, align));
         }
         Some(ok!(self.b.build_load(t, ptr, "load")))
     }
 
     /// Stores a value into a place.
     pub(crate) fn write(&mut self, place: &Place, v: BasicValueEnum<'ctx>) {
-        let ptr = self.place_ptr(place);
+        let (ptr, align) = self.place_ptr_aligned(place);
         if self.in_device_memory(place) {
-            self.store_scalar(ptr, &place.ty, v);
+            self.store_memory(ptr, &place.ty, v, align);
         } else {
             ok!(self.b.build_store(ptr, v));
         }
@@ -193,12 +216,22 @@ impl<'ctx> FnLower<'_, 'ctx> {
             let t = value_type(self.ctx, ty).expect("sized");
             return ok!(self.b.build_load(t, ptr, "load"));
         };
-        let mem_t = super::memory_scalar_type(self.ctx, *s);
+        self.load_scalar_aligned(ptr, *s, s.bytes() as u64)
+    }
+
+    /// Loads scalar `s` from memory aligned to `align` (as [`load_scalar`](Self::load_scalar)).
+    fn load_scalar_aligned(
+        &mut self,
+        ptr: PointerValue<'ctx>,
+        s: Scalar,
+        align: u64,
+    ) -> BasicValueEnum<'ctx> {
+        let mem_t = super::memory_scalar_type(self.ctx, s);
         let v = ok!(self.b.build_load(mem_t, ptr, "load"));
         if let Some(inst) = v.as_instruction_value() {
-            let _ = inst.set_alignment(s.bytes());
+            let _ = inst.set_alignment(align.min(16) as u32);
         }
-        if *s == Scalar::Bool {
+        if s == Scalar::Bool {
             let zero = self.ctx.i8_type().const_zero();
             return ok!(self.b.build_int_compare(
                 IntPredicate::NE,
@@ -217,7 +250,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ptr: PointerValue<'ctx>,
         ty: &Ty,
         v: BasicValueEnum<'ctx>,
-    ) {
+    ) -> inkwell::values::InstructionValue<'ctx> {
         let v = match ty {
             Ty::Scalar(Scalar::Bool) => {
                 ok!(self
@@ -231,6 +264,109 @@ impl<'ctx> FnLower<'_, 'ctx> {
         if let Ty::Scalar(s) = ty {
             let _ = st.set_alignment(s.bytes());
         }
+        st
+    }
+
+    /// Loads a value of type `ty` from device memory at `ptr`, known to be aligned to
+    /// `align`: scalar by scalar (a `bool` is a byte there), each load marked with the
+    /// alignment its offset keeps, so that LLVM joins neighbours into vector loads.
+    pub(crate) fn load_memory(
+        &mut self,
+        ptr: PointerValue<'ctx>,
+        ty: &Ty,
+        align: u64,
+    ) -> BasicValueEnum<'ctx> {
+        match ty {
+            Ty::Scalar(s) => self.load_scalar_aligned(ptr, *s, align.max(s.bytes() as u64)),
+            Ty::Array(..) | Ty::Struct(_) => {
+                let t = value_type(self.ctx, ty).expect("elements have storage");
+                let mut agg = t.const_zero();
+                for (k, (at, part_ty, offset)) in self.parts(ptr, ty).into_iter().enumerate() {
+                    let part = self.load_memory(at, &part_ty, align.min(low_bit(offset)));
+                    agg = match agg {
+                        BasicValueEnum::ArrayValue(a) => {
+                            ok!(self.b.build_insert_value(a, part, k as u32, "elem"))
+                                .as_basic_value_enum()
+                        }
+                        BasicValueEnum::StructValue(s) => {
+                            ok!(self.b.build_insert_value(s, part, k as u32, "field"))
+                                .as_basic_value_enum()
+                        }
+                        _ => unreachable!("aggregates are arrays or structs"),
+                    };
+                }
+                agg
+            }
+            t => unreachable!("a {t} in device memory"),
+        }
+    }
+
+    /// Stores `v` of type `ty` into device memory at `ptr` (as [`load_memory`](Self::load_memory)).
+    pub(crate) fn store_memory(
+        &mut self,
+        ptr: PointerValue<'ctx>,
+        ty: &Ty,
+        v: BasicValueEnum<'ctx>,
+        align: u64,
+    ) {
+        match ty {
+            Ty::Scalar(s) => {
+                let st = self.store_scalar(ptr, ty, v);
+                let _ = st.set_alignment(align.max(s.bytes() as u64).min(16) as u32);
+            }
+            Ty::Array(..) | Ty::Struct(_) => {
+                for (k, (at, part_ty, offset)) in self.parts(ptr, ty).into_iter().enumerate() {
+                    let part = match v {
+                        BasicValueEnum::ArrayValue(a) => {
+                            ok!(self.b.build_extract_value(a, k as u32, "elem"))
+                        }
+                        BasicValueEnum::StructValue(s) => {
+                            ok!(self.b.build_extract_value(s, k as u32, "field"))
+                        }
+                        _ => unreachable!("aggregates are arrays or structs"),
+                    };
+                    self.store_memory(at, &part_ty, part, align.min(low_bit(offset)));
+                }
+            }
+            t => unreachable!("a {t} in device memory"),
+        }
+    }
+
+    /// The parts of an array or struct at `ptr`: each element's or field's address, type and
+    /// byte offset.
+    fn parts(&mut self, ptr: PointerValue<'ctx>, ty: &Ty) -> Vec<(PointerValue<'ctx>, Ty, u64)> {
+        let t = super::memory_type(self.ctx, ty);
+        let i64t = self.ctx.i64_type();
+        match ty {
+            Ty::Array(elem, n) => {
+                let size = crate::ty::size_align(elem).map_or(0, |(s, _)| s);
+                (0..*n)
+                    .map(|k| {
+                        let at = unsafe {
+                            ok!(self.b.build_in_bounds_gep(
+                                t,
+                                ptr,
+                                &[i64t.const_zero(), i64t.const_int(k, false)],
+                                "elem"
+                            ))
+                        };
+                        (at, (**elem).clone(), k * size)
+                    })
+                    .collect()
+            }
+            Ty::Struct(d) => {
+                let layout = crate::ty::struct_layout(d).expect("structs have a layout");
+                d.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, ft))| {
+                        let at = ok!(self.b.build_struct_gep(t, ptr, k as u32, "field"));
+                        (at, ft.clone(), layout.offsets[k])
+                    })
+                    .collect()
+            }
+            t => unreachable!("parts of a {t}"),
+        }
     }
 
     /// The length of a slice or dynamic shared array, as `usize`.
@@ -238,14 +374,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
         match (self.slot(place.base), &self.ir.locals[place.base].ty) {
             (Slot::Slice { len, .. }, _) => len,
             (Slot::Shared(_), Ty::Shared { elem, dims }) if dims.is_empty() => {
-                self.dynamic_shared_len(*elem)
+                self.dynamic_shared_len(&elem.clone())
             }
             _ => unreachable!("len of a sized array is a constant"),
         }
     }
 
     /// Elements of `elem` that fit in the launch's dynamic shared memory.
-    pub(crate) fn dynamic_shared_len(&mut self, elem: Scalar) -> IntValue<'ctx> {
+    pub(crate) fn dynamic_shared_len(&mut self, elem: &Ty) -> IntValue<'ctx> {
         let f = super::builtin::intrinsic(
             self.module,
             "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
@@ -259,7 +395,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let bytes = ok!(self
             .b
             .build_int_z_extend(bytes, self.ctx.i64_type(), "dyn_smem64"));
-        let size = self.ctx.i64_type().const_int(elem.bytes() as u64, false);
+        let bytes_per = crate::ty::size_align(elem).map_or(1, |(s, _)| s.max(1));
+        let size = self.ctx.i64_type().const_int(bytes_per, false);
         ok!(self.b.build_int_unsigned_div(bytes, size, "dyn_len"))
     }
 
@@ -309,5 +446,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_call(panic_fn, &args, ""));
         ok!(self.b.build_unreachable());
         self.b.position_at_end(pass);
+    }
+}
+
+/// The largest power of two dividing `offset` (any alignment for offset 0).
+fn low_bit(offset: u64) -> u64 {
+    if offset == 0 {
+        u64::MAX
+    } else {
+        1 << offset.trailing_zeros()
     }
 }

@@ -970,13 +970,13 @@ impl Pass<'_> {
                         }
                     }
                     ty = match &ty {
-                        Ty::Slice { elem, .. } => Ty::Scalar(*elem),
+                        Ty::Slice { elem, .. } => (**elem).clone(),
                         Ty::Array(t, _) => (**t).clone(),
                         Ty::Shared { elem, dims } if dims.len() > 1 => Ty::Shared {
-                            elem: *elem,
+                            elem: elem.clone(),
                             dims: dims[1..].to_vec(),
                         },
-                        Ty::Shared { elem, .. } => Ty::Scalar(*elem),
+                        Ty::Shared { elem, .. } => (**elem).clone(),
                         other => other.clone(),
                     };
                 }

@@ -409,18 +409,18 @@ impl Pass<'_> {
             ty: ty.clone(),
         };
         match ty {
-            Ty::Slice { elem, .. } => (len(ExprKind::Len(whole())), Ty::Scalar(*elem)),
+            Ty::Slice { elem, .. } => (len(ExprKind::Len(whole())), (**elem).clone()),
             Ty::Shared { elem, dims } if dims.is_empty() => {
-                (len(ExprKind::Len(whole())), Ty::Scalar(*elem))
+                (len(ExprKind::Len(whole())), (**elem).clone())
             }
             Ty::Shared { elem, dims } => {
                 let next = if dims.len() > 1 {
                     Ty::Shared {
-                        elem: *elem,
+                        elem: elem.clone(),
                         dims: dims[1..].to_vec(),
                     }
                 } else {
-                    Ty::Scalar(*elem)
+                    (**elem).clone()
                 };
                 (len(ExprKind::Int(dims[0] as i128)), next)
             }
@@ -447,7 +447,7 @@ impl Pass<'_> {
                 !dirty.contains(&place.base)
                     && matches!(
                         self.f.locals[place.base].ty,
-                        Ty::Scalar(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..) | Ty::Struct(_)
+                        Ty::Scalar(_) | Ty::Enum(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..) | Ty::Struct(_)
                     )
                     && place.proj.iter().all(|p| match p {
                         Proj::Field(_) => true,

@@ -2,7 +2,7 @@
 //! `INFO`, the typed `launch` with a GPU and a simulator branch), the launcher `launch!`
 //! calls, and the assertions that rustc agrees with the kernel compiler.
 
-use cuprum_codegen::{Artifact, InstanceArg, ItemValue, KernelOptions, Scalar};
+use cuprum_codegen::{Artifact, InstanceArg, KernelOptions, Scalar};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -14,6 +14,21 @@ use super::expand::{bind_instance, entry_name, Generic};
 /// lays it out as the kernel compiler does (size, alignment and each field's offset).
 fn confirm_layouts(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenStream {
     let mut checks = Vec::new();
+    // An enum: its size and every variant's discriminant as the kernel compiler read them.
+    for d in once_by_name(compiled, |k| &k.enums, |d| &d.name) {
+        let name = format_ident!("{}", d.name);
+        let size = d.repr.bytes() as usize;
+        let message = format!("the kernel compiler read `{}` differently from rustc: is it defined once in this module?", d.name);
+        let variants = d.variants.iter().map(|(v, value)| {
+            let v = format_ident!("{}", v);
+            let value = proc_macro2::Literal::i128_unsuffixed(*value);
+            quote!(&& (#name::#v as i128) == #value)
+        });
+        checks.push(quote!(::core::assert!(
+            ::core::mem::size_of::<#name>() == #size #(#variants)*,
+            #message
+        );));
+    }
     for d in once_by_name(compiled, |k| &k.structs, |d| &d.name) {
         let name = format_ident!("{}", d.name);
         let message = format!("the kernel compiler laid `{}` out differently from rustc: is it `#[repr(C)]`, and defined once in this module?", d.name);
@@ -49,19 +64,13 @@ fn confirm_items(compiled: &[(Vec<InstanceArg>, Option<Artifact>)]) -> TokenStre
         let name = &item.name;
         let ident = format_ident!("{}", name, span = item.span);
         let message = format!("the kernel compiler read another value for `{name}` from this file than rustc computed (is it made by a macro?): define it as a plain `const` next to the kernel");
-        checks.push(match &item.value {
-            ItemValue::Int(v, ty) => {
-                let lit = proc_macro2::Literal::i128_unsuffixed(*v);
-                let t = format_ident!("{}", ty);
-                quote!(::core::assert!(#ident == (#lit as #t), #message);)
-            }
-            ItemValue::Bool(v) => quote!(::core::assert!(#ident == #v, #message);),
-            ItemValue::Float(bits) => {
-                let bits = proc_macro2::Literal::u64_unsuffixed(*bits);
-                quote!(::core::assert!(#ident.to_bits() as u64 == #bits, #message);)
-            }
-            ItemValue::Other => quote!(let _ = &#ident;),
-        });
+        // Every scalar of the value: a struct's fields, an array's elements (up to a bound).
+        checks.push(quote!(let _ = &#ident;));
+        checks.extend(
+            item.checks
+                .iter()
+                .map(|c| quote!(::core::assert!(#c, #message);)),
+        );
     }
     if checks.is_empty() {
         return TokenStream::new();

@@ -28,13 +28,31 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let calls = crate::items::not_constructors(device_calls(&func));
     if calls.is_empty() {
-        return finish(attr, &func, DeviceTable::default());
+        return finish(attr, &func, DeviceTable::default(), TokenStream::new());
     }
     collect::start(Kind::Kernel, attr, func.to_token_stream(), &calls)
 }
 
-/// Stage two: compile with the device functions found and emit the items.
-pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> TokenStream {
+/// Stage two: compile with the device functions found and emit the items. A kernel that
+/// names user types its module imports first asks their derives for their modules' items
+/// (`resolved` is what was collected so far).
+pub fn finish(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    devices: DeviceTable,
+    resolved: TokenStream,
+) -> TokenStream {
+    let own = crate::items::of(&func.sig.ident, "kernel");
+    let wanted: Vec<syn::Path> = cuprum_codegen::imports::foreign_type_names(func, &own)
+        .into_iter()
+        .filter(|n| !devices.has_type(n))
+        .map(|n| quote::format_ident!("{}", n).into())
+        .collect();
+    if !wanted.is_empty() {
+        let item = func.to_token_stream();
+        return collect::resume(Kind::Kernel, attr, item, &wanted, resolved);
+    }
+    let consts = own.with_foreign(devices.types());
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut options = KernelOptions::parse(attr).unwrap_or_else(|e| {
         errors.push(e);
@@ -82,7 +100,6 @@ pub fn finish(attr: TokenStream, func: &syn::ItemFn, devices: DeviceTable) -> To
     } else {
         options.instances.clone()
     };
-    let consts = crate::items::of(&func.sig.ident, "kernel");
     let mut compiled = Vec::new();
     for args in &instances {
         if !args.is_empty() && args.len() != generics.len() {

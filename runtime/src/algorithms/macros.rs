@@ -11,7 +11,7 @@
 /// associativity, `init` for empty input. `op` must be associative and commutative (blocks
 /// combine their shares in an order of their own, as CUB's `DeviceReduce`).
 ///
-/// ```no_run
+/// ```
 /// use cuprum::prelude::*;
 /// # fn main() -> cuprum::Result<()> {
 /// let dev = Device::default()?;
@@ -52,7 +52,7 @@ macro_rules! __cuprum_reduce {
 /// must be associative; it need not be commutative (values are combined in index order).
 /// `y` must be as long as `x` (else `Error::LengthMismatch`).
 ///
-/// ```no_run
+/// ```
 /// use cuprum::prelude::*;
 /// # fn main() -> cuprum::Result<()> {
 /// let dev = Device::default()?;
@@ -78,7 +78,7 @@ macro_rules! __cuprum_inclusive_scan {
 /// `y[0] = init`, `y[i] = op(..op(op(init, x[0]), x[1]).., x[i - 1])`, in one pass. `op`
 /// must be associative; it need not be commutative. `y` must be as long as `x`.
 ///
-/// ```no_run
+/// ```
 /// use cuprum::prelude::*;
 /// # fn main() -> cuprum::Result<()> {
 /// let dev = Device::default()?;

@@ -2,7 +2,7 @@
 //! sort and histograms, stream-ordered, with their temporary device memory managed (kept and
 //! reused between calls; [`release_temporary_storage`] frees it).
 //!
-//! ```no_run
+//! ```
 //! use cuprum::prelude::*;
 //! # fn main() -> cuprum::Result<()> {
 //! let dev = Device::default()?;

@@ -167,13 +167,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// An element type collectives can move: every [`Element`] but `bool` (a peer could write
+/// An element type collectives can move: every scalar [`Element`] but `bool` (a peer could write
 /// any byte into a `bool`, which Rust does not allow). Sealed.
 #[diagnostic::on_unimplemented(
     message = "NCCL cannot move `{Self}`",
     note = "collectives move the integer types, `f32` and `f64`; send `bool`s as `u8`"
 )]
-pub trait CommElement: Element + sealed::Sealed {
+pub trait CommElement: Element + Default + PartialEq + std::fmt::Debug + sealed::Sealed {
     #[doc(hidden)]
     /// NCCL's type for `Self`, and how many of its elements make one `Self`.
     fn nccl_type() -> (ncclDataType_t, usize);

@@ -11,7 +11,7 @@ use cuprum_abi::CheckKind;
 use super::{thread::Thread, Loc, Stop};
 
 /// A scalar the simulator can store: loads and stores are atomic accesses of its width.
-pub trait SimScalar: Copy + Send + Sync + 'static {
+pub trait SimScalar: SimValue {
     /// The value's bits, zero-extended.
     fn to_u64(self) -> u64;
     /// The value from the low bits of `bits`.
@@ -88,24 +88,144 @@ sim_scalar! {
     f64 => AtomicU64, u64, |v| v.to_bits(), |b| f64::from_bits(b);
 }
 
+/// A value the simulator keeps in device memory: a scalar, an array of such values, or a
+/// `#[derive(DeviceCopy)]` struct (the derive implements it). It is loaded and stored one
+/// scalar at a time, each scalar with a relaxed atomic access of its own width, as a GPU
+/// reads and writes a struct: not as one indivisible access.
+///
+/// # Safety
+/// `load_from` and `store_to` access exactly the bytes of `size_of::<Self>()` from `p` that
+/// hold the type's scalars, each through [`SimScalar`]'s atomic accesses at its own offset,
+/// and no padding byte (a `DeviceCopy` type has none).
+pub unsafe trait SimValue: Copy + Send + Sync + 'static {
+    /// Reads the value at `p`.
+    ///
+    /// # Safety
+    /// `p` is valid for reads of `size_of::<Self>()` bytes, aligned for `Self`, and its bytes
+    /// are only accessed atomically for the duration.
+    unsafe fn load_from(p: *const u8) -> Self;
+    /// Writes `v` at `p`.
+    ///
+    /// # Safety
+    /// As [`SimValue::load_from`], for writes.
+    unsafe fn store_to(p: *mut u8, v: Self);
+}
+
+macro_rules! sim_value_scalar {
+    ($($t:ty),*) => {$(
+        // SAFETY: one atomic access of the scalar's own width.
+        unsafe impl SimValue for $t {
+            #[inline]
+            unsafe fn load_from(p: *const u8) -> $t {
+                // SAFETY: the caller's contract is `SimScalar::load`'s.
+                unsafe { <$t as SimScalar>::load(p) }
+            }
+            #[inline]
+            unsafe fn store_to(p: *mut u8, v: $t) {
+                // SAFETY: as above.
+                unsafe { <$t as SimScalar>::store(p, v) }
+            }
+        }
+    )*};
+}
+sim_value_scalar!(bool, i8, u8, i16, u16, i32, u32, f32, i64, u64, isize, usize, f64);
+
+// SAFETY: each element at its own offset (arrays have no padding), through `T`'s accesses.
+unsafe impl<T: SimValue, const N: usize> SimValue for [T; N] {
+    #[inline]
+    unsafe fn load_from(p: *const u8) -> [T; N] {
+        // SAFETY: element `i` lies within the array's bytes; the caller's contract covers them.
+        std::array::from_fn(|i| unsafe { T::load_from(p.add(i * std::mem::size_of::<T>())) })
+    }
+    #[inline]
+    unsafe fn store_to(p: *mut u8, v: [T; N]) {
+        for (i, x) in v.into_iter().enumerate() {
+            // SAFETY: as above.
+            unsafe { T::store_to(p.add(i * std::mem::size_of::<T>()), x) }
+        }
+    }
+}
+
+/// A bounds-checked place in a simulator view: an element of a slice or shared array, or a
+/// field or array element inside one (`ps[i].pos[k]`). Only the views make one (and
+/// [`SimPlace::field`], whose caller promises the field's type and offset), and their memory
+/// outlives the launch, so reading and writing through it is sound.
+pub struct SimPlace<T>(*mut u8, PhantomData<T>);
+
+impl<T> Clone for SimPlace<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SimPlace<T> {}
+
+impl<T: SimValue> SimPlace<T> {
+    /// The value.
+    #[inline]
+    pub fn load(self) -> T {
+        // SAFETY: a checked place of a live view, only ever accessed atomically.
+        unsafe { T::load_from(self.0) }
+    }
+
+    /// Replaces the value.
+    #[inline]
+    pub fn store(self, v: T) {
+        // SAFETY: as above.
+        unsafe { T::store_to(self.0, v) }
+    }
+
+    /// The field of type `F` at byte `offset` of the value.
+    ///
+    /// # Safety
+    /// `T` is a struct with a field of type `F` at `offset` (`core::mem::offset_of!`).
+    #[inline]
+    pub unsafe fn field<F: SimValue>(self, offset: usize) -> SimPlace<F> {
+        // SAFETY: the field lies within the value (the caller's contract).
+        SimPlace(unsafe { self.0.add(offset) }, PhantomData)
+    }
+}
+
+impl<T: SimScalar> SimPlace<T> {
+    /// The place as an element for atomics.
+    #[inline]
+    pub fn atomic(self) -> SimElement<T> {
+        SimElement(self.0, PhantomData)
+    }
+}
+
+impl<E: SimValue, const N: usize> SimPlace<[E; N]> {
+    /// Element `index` of the array, or a stop with an out-of-bounds report.
+    #[inline]
+    pub fn index(self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimPlace<E>, Stop> {
+        if index >= N {
+            return Err(out_of_bounds(t, index, N, loc));
+        }
+        // SAFETY: in bounds of the array.
+        Ok(SimPlace(
+            unsafe { self.0.add(index * std::mem::size_of::<E>()) },
+            PhantomData,
+        ))
+    }
+}
+
 /// An owned allocation of simulated device memory holding `len` elements of `T`.
-pub struct SimBuffer<T: SimScalar> {
+pub struct SimBuffer<T: SimValue> {
     ptr: NonNull<u8>,
     len: usize,
     _t: PhantomData<T>,
 }
 
 // SAFETY: the memory is only accessed through atomics (or exclusively through `&mut self`).
-unsafe impl<T: SimScalar> Send for SimBuffer<T> {}
+unsafe impl<T: SimValue> Send for SimBuffer<T> {}
 // SAFETY: as above.
-unsafe impl<T: SimScalar> Sync for SimBuffer<T> {}
+unsafe impl<T: SimValue> Sync for SimBuffer<T> {}
 
 /// Simulated device memory could not be allocated: the size overflows `isize`, or the host
 /// has no memory for it (where a GPU would report that it is out of memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutOfMemory;
 
-impl<T: SimScalar> SimBuffer<T> {
+impl<T: SimValue> SimBuffer<T> {
     /// The layout of `len` elements, `None` when its size overflows.
     fn layout(len: usize) -> Option<Layout> {
         let bytes = len.checked_mul(std::mem::size_of::<T>())?;
@@ -178,7 +298,7 @@ impl<T: SimScalar> SimBuffer<T> {
     }
 }
 
-impl<T: SimScalar> Drop for SimBuffer<T> {
+impl<T: SimValue> Drop for SimBuffer<T> {
     fn drop(&mut self) {
         let layout = Self::layout(self.len).expect("the layout was valid when allocated");
         // SAFETY: allocated in `zeroed` with the same layout.
@@ -227,6 +347,21 @@ impl<T> SimSlice<T> {
     }
 }
 
+impl<T> SimSlice<T> {
+    /// `len` elements of `U` from byte `offset` of this view's memory, at whatever alignment
+    /// that gives (the runtime's tests make misaligned views with it, as foreign memory on a
+    /// GPU can be).
+    ///
+    /// # Safety
+    /// The bytes `offset..offset + len * size_of::<U>()` lie within this view's memory, and
+    /// hold values of `U` whenever the result is read.
+    #[doc(hidden)]
+    pub unsafe fn reinterpret<U>(self, offset: usize, len: usize) -> SimSlice<U> {
+        // SAFETY: within the view's memory (the caller's contract).
+        SimSlice::from_raw(unsafe { self.ptr.add(offset) }, len)
+    }
+}
+
 impl<T> SimSliceMut<T> {
     pub(crate) fn from_raw(ptr: *mut u8, len: usize) -> SimSliceMut<T> {
         SimSliceMut(SimSlice::from_raw(ptr, len))
@@ -242,7 +377,7 @@ fn out_of_bounds(t: &Thread, index: usize, len: usize, loc: &'static Loc) -> Sto
     )
 }
 
-impl<T: SimScalar> SimSlice<T> {
+impl<T: SimValue> SimSlice<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -260,7 +395,21 @@ impl<T: SimScalar> SimSlice<T> {
             return Err(out_of_bounds(t, index, self.len, loc));
         }
         // SAFETY: in bounds; the launch keeps the memory alive; accessed atomically.
-        Ok(unsafe { T::load(self.ptr.add(index * std::mem::size_of::<T>())) })
+        Ok(unsafe { T::load_from(self.ptr.add(index * std::mem::size_of::<T>())) })
+    }
+
+    /// The place of element `index`, or a stop with an out-of-bounds report.
+    #[inline]
+    pub fn at(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimPlace<T>, Stop> {
+        if index >= self.len {
+            return Err(out_of_bounds(t, index, self.len, loc));
+        }
+        Ok(SimPlace(self.element(index), PhantomData))
+    }
+
+    /// The address of the first element (for the launch's alignment check).
+    pub fn addr(&self) -> usize {
+        self.ptr as usize
     }
 
     /// The address of element `index` (unchecked: callers check first).
@@ -274,7 +423,7 @@ impl<T: SimScalar> SimSlice<T> {
         assert_eq!(src.len(), self.len, "copy length mismatch");
         for (i, &v) in src.iter().enumerate() {
             // SAFETY: in bounds; atomic store.
-            unsafe { T::store(self.element(i), v) }
+            unsafe { T::store_to(self.element(i), v) }
         }
     }
 
@@ -282,12 +431,12 @@ impl<T: SimScalar> SimSlice<T> {
     pub fn to_vec(&self) -> Vec<T> {
         // SAFETY: in bounds; atomic loads.
         (0..self.len)
-            .map(|i| unsafe { T::load(self.element(i)) })
+            .map(|i| unsafe { T::load_from(self.element(i)) })
             .collect()
     }
 }
 
-impl<T: SimScalar> SimSliceMut<T> {
+impl<T: SimValue> SimSliceMut<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.0.len
@@ -311,21 +460,14 @@ impl<T: SimScalar> SimSliceMut<T> {
             return Err(out_of_bounds(t, index, self.0.len, loc));
         }
         // SAFETY: in bounds; the launch keeps the memory alive; accessed atomically.
-        unsafe { T::store(self.0.element(index), v) };
+        unsafe { T::store_to(self.0.element(index), v) };
         Ok(())
     }
 
-    /// The address of a checked element, for atomics.
-    pub fn element_ptr(
-        &self,
-        t: &Thread,
-        index: usize,
-        loc: &'static Loc,
-    ) -> Result<SimElement<T>, Stop> {
-        if index >= self.0.len {
-            return Err(out_of_bounds(t, index, self.0.len, loc));
-        }
-        Ok(SimElement(self.0.element(index), PhantomData))
+    /// The place of element `index`, or a stop with an out-of-bounds report.
+    #[inline]
+    pub fn at(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimPlace<T>, Stop> {
+        self.0.at(t, index, loc)
     }
 
     /// The read-only view of the same memory.
@@ -345,7 +487,22 @@ impl<T> Clone for SharedArray<T> {
 }
 impl<T> Copy for SharedArray<T> {}
 
-impl<T: SimScalar> SharedArray<T> {
+impl<T: SimScalar> SimSliceMut<T> {
+    /// The address of a checked element, for atomics.
+    pub fn element_ptr(
+        &self,
+        t: &Thread,
+        index: usize,
+        loc: &'static Loc,
+    ) -> Result<SimElement<T>, Stop> {
+        if index >= self.0.len {
+            return Err(out_of_bounds(t, index, self.0.len, loc));
+        }
+        Ok(SimElement(self.0.element(index), PhantomData))
+    }
+}
+
+impl<T: SimValue> SharedArray<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -368,6 +525,14 @@ impl<T: SimScalar> SharedArray<T> {
         self.0.store(t, index, v, loc)
     }
 
+    /// The place of element `index`.
+    #[inline]
+    pub fn at(&self, t: &Thread, index: usize, loc: &'static Loc) -> Result<SimPlace<T>, Stop> {
+        self.0.at(t, index, loc)
+    }
+}
+
+impl<T: SimScalar> SharedArray<T> {
     /// The address of a checked element, for atomics.
     pub fn element_ptr(
         &self,

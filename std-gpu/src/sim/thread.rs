@@ -303,7 +303,7 @@ impl Thread {
     /// block has finished (it carries no lifetime).
     pub unsafe fn shared<T>(&self, k: usize, len: usize) -> SharedArray<T>
     where
-        T: super::SimScalar,
+        T: super::SimValue,
     {
         // SAFETY: the grid runner laid out one region per declared array; the caller passes
         // a declared array and its element count.
@@ -315,7 +315,7 @@ impl Thread {
     ///
     /// # Safety
     /// The array is not used after this thread's block has finished (it carries no lifetime).
-    pub unsafe fn dynamic_shared<T: super::SimScalar>(&self) -> SharedArray<T> {
+    pub unsafe fn dynamic_shared<T: super::SimValue>(&self) -> SharedArray<T> {
         let (ptr, bytes) = self.dynamic_shared;
         SharedArray(SimSliceMut::from_raw(ptr, bytes / std::mem::size_of::<T>()))
     }

@@ -49,3 +49,34 @@ pub fn squares(out: &mut [f32], x: &[f32]) {
         out[i] = square(x[i]) + stats::sum_squares(&x[i..i + 1]);
     }
 }
+
+/// A colour: a `DeviceCopy` struct that kernels of other crates take by value.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Pixel {
+    pub r: f32,
+    pub g: f32,
+    pub b: f32,
+}
+
+#[device]
+impl Pixel {
+    /// Its luma, with this crate's weights.
+    pub fn luma(&self) -> f32 {
+        LUMA[0] * self.r + LUMA[1] * self.g + LUMA[2] * self.b
+    }
+}
+
+/// The luma weights the method reads.
+pub const LUMA: [f32; 3] = [0.25, 0.5, 0.25];
+
+/// A constant that kernels of other crates import by name.
+pub const GAMMA: f32 = 0.75;
+
+/// A tone: a `DeviceCopy` enum of this crate.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(u8)]
+pub enum Tone {
+    Dark,
+    Light,
+}

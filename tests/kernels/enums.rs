@@ -1,0 +1,210 @@
+//! Kernels that use field-less `#[derive(DeviceCopy)]` enums: parameters by value, locals,
+//! struct fields, device functions and `#[device] impl` methods, `==`/`!=`, `as` casts and
+//! `match` (paths, `|`, `_`, bindings, guards).
+
+use cuprum::prelude::*;
+
+/// An operation, with a written discriminant in the middle.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(u8)]
+pub enum Op {
+    Add,
+    Mul = 5,
+    Sub,
+    Max,
+}
+
+/// A signed 32-bit enum whose discriminants are negative and sparse.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(i32)]
+pub enum Level {
+    Low = -7,
+    Mid = 0,
+    High = 1000,
+}
+
+/// An instruction: an enum field inside a struct (4 + 1 + 1 + 2 bytes, no padding).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+pub struct Step {
+    pub operand: f32,
+    pub op: Op,
+    pub twice: bool,
+    pub tag: u16,
+}
+
+#[device]
+impl Op {
+    /// Applies the operation (a `match` on `self` with `|`-less arms).
+    pub fn apply(self, a: f32, b: f32) -> f32 {
+        match self {
+            Op::Add => a + b,
+            Op::Mul => a * b,
+            Op::Sub => a - b,
+            Op::Max => a.max(b),
+        }
+    }
+
+    /// The next operation, wrapping: an enum result built from variants.
+    pub fn next(&self) -> Op {
+        match *self {
+            Op::Add => Op::Mul,
+            Op::Mul => Op::Sub,
+            Op::Sub => Op::Max,
+            Op::Max => Op::Add,
+        }
+    }
+}
+
+/// The level of a value: an enum result of a device function (guards and `_`).
+#[device]
+pub fn level_of(x: f32) -> Level {
+    match x {
+        v if v < -0.5 => Level::Low,
+        v if v > 0.5 => Level::High,
+        _ => Level::Mid,
+    }
+}
+
+/// An enum parameter of a device function, matched with `|` and a binding.
+#[device]
+pub fn weight(l: Level, op: Op) -> i32 {
+    let base = match l {
+        Level::Low | Level::Mid => 1,
+        other => other as i32 / 100,
+    };
+    match op {
+        Op::Add | Op::Sub => base,
+        o @ Op::Mul => base * (o as i32),
+        _ => -base,
+    }
+}
+
+/// Enum parameters by value, a struct holding an enum, locals, comparisons, casts and
+/// device functions.
+#[kernel]
+pub fn enum_ops(
+    out: &mut [f32],
+    codes: &mut [i32],
+    xs: &[f32],
+    ys: &[f32],
+    op: Op,
+    step: Step,
+    l: Level,
+) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let mut local = op;
+        if i % 2 == 1 {
+            local = local.next();
+        }
+        let mut v = local.apply(xs[i], ys[i]);
+        let s = step;
+        if s.op != Op::Add {
+            v = s.op.apply(v, s.operand);
+        }
+        if s.twice && local == s.op {
+            v = v * 2.0;
+        }
+        out[i] = v;
+        let lv = level_of(xs[i]);
+        let same = if lv == l { 1 } else { 0 };
+        codes[i] = lv as i32 * 10 + weight(lv, local) + same + s.tag as i32 + op as u8 as i32;
+    }
+}
+
+/// A `match` on a tuple of an enum and an integer, the enum as an array of variants, and
+/// a `let` without a value assigned in the arms.
+#[kernel]
+pub fn enum_match(out: &mut [u32], xs: &[u32]) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let ops = [Op::Add, Op::Mul, Op::Sub, Op::Max];
+        let op = ops[(xs[i] % 4) as usize];
+        let r: u32;
+        match (op, xs[i] % 3) {
+            (Op::Add, 0) => r = 1,
+            (Op::Add | Op::Mul, k) => r = 10 + k,
+            (Op::Sub, k) if k > 0 => r = 100 * k,
+            (_, 0) => r = 1000,
+            (o, _) => r = o as u32,
+        }
+        out[i] = r;
+    }
+}
+
+/// How many steps a program has: a constant used as an array length.
+pub const LEN: usize = 3;
+
+/// Constants of user types: a struct, a tuple, an enum, and an array of structs built from
+/// literals and another constant.
+pub const ORIGIN: Step = Step {
+    operand: 1.5,
+    op: Op::Mul,
+    twice: false,
+    tag: 7,
+};
+pub const PAIR: (f32, u32) = (0.25, 3);
+pub const DEFAULT_OP: Op = Op::Sub;
+pub const PROGRAM: [Step; LEN] = [
+    Step {
+        operand: 2.0,
+        op: Op::Add,
+        twice: true,
+        tag: 1,
+    },
+    ORIGIN,
+    Step {
+        operand: -1.0,
+        op: Op::Max,
+        twice: false,
+        tag: 2,
+    },
+];
+
+/// A read-only table of structs (constant memory).
+pub static TABLE: [Step; 2] = [
+    Step {
+        operand: 0.5,
+        op: Op::Sub,
+        twice: true,
+        tag: 11,
+    },
+    Step {
+        operand: 3.0,
+        op: DEFAULT_OP,
+        twice: false,
+        tag: 12,
+    },
+];
+
+/// Runs the constant program on each value: module and body constants of struct, tuple,
+/// enum and array-of-struct types, and a `static` table of structs.
+#[kernel]
+pub fn run_program(out: &mut [f32], xs: &[f32]) {
+    const LOCAL: Step = Step {
+        operand: 0.75,
+        op: DEFAULT_OP,
+        twice: true,
+        tag: PAIR.1 as u16,
+    };
+    const WEIGHTS: (f32, [f32; LEN + 1]) = (2.0, [0.5, 0.25, 0.125, 0.0625]);
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let mut v = xs[i];
+        for k in 0..LEN {
+            let s = PROGRAM[k];
+            v = s.op.apply(v, s.operand);
+            if s.twice {
+                v *= WEIGHTS.0;
+            }
+        }
+        let t = TABLE[i % 2];
+        v = t.op.apply(v, t.operand) + LOCAL.op.apply(PAIR.0, LOCAL.operand);
+        let mut acc = [0.0f32; LEN + 1];
+        for k in 0..LEN + 1 {
+            acc[k] = v * WEIGHTS.1[k];
+        }
+        out[i] = acc[i % (LEN + 1)] + (ORIGIN.tag + LOCAL.tag + t.tag) as f32 + PAIR.1 as f32;
+    }
+}
