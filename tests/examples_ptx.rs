@@ -40,6 +40,7 @@ examples! {
     reduce6 = "../examples/reduce6.rs": reduce6<256>;
     nbody_tile = "../examples/nbody_tile.rs": nbody;
     nbody = "../examples/nbody.rs": nbody_step, kinetic_energy;
+    compaction = "../examples/compaction.rs": count_kept, write_kept;
 }
 
 /// An example's `run`: its verdict on a device.

@@ -107,6 +107,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         warp::warp_sum,
         warp::votes,
         prims::block_and_warp,
+        prims::guarded_rank,
     ]
 }
 
@@ -195,4 +196,19 @@ fn shared_memory_kernels_use_the_shared_space() {
         }
     }
     assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
+}
+
+/// A block collective after a `&&` guard keeps exactly the barriers and shuffles of its source
+/// (`gpu::block::exclusive_sum`: two `bar.sync`, five scan shuffles and one more): none is
+/// duplicated into the two sides of the guard, where threads would meet at different barriers.
+#[test]
+fn collectives_are_not_duplicated_into_branches() {
+    let ptx = prims::guarded_rank::PTX;
+    let count = |op: &str| {
+        ptx.lines()
+            .filter(|l| l.trim_start().starts_with(op))
+            .count()
+    };
+    assert_eq!(count("bar.sync"), 2, "barriers duplicated:\n{ptx}");
+    assert_eq!(count("shfl.sync.up"), 6, "shuffles duplicated:\n{ptx}");
 }

@@ -6,6 +6,10 @@
 
 use cuprum::prelude::*;
 
+#[allow(dead_code)]
+#[path = "kernels/prims.rs"]
+mod prims;
+
 /// Every warp primitive, one output row each: sum, min, max, reduce (running max as a
 /// closure), inclusive sum scan, exclusive scan from `init`, broadcast of lane `src`.
 #[kernel(instances(i32, u32, i64, u64, f32, f64))]
@@ -347,4 +351,36 @@ fn ptxas_accepts_the_primitive_kernels() {
             block_sort4::<i64>::PTX,
         ),
     ]);
+}
+
+/// A block collective after a `&&` guard, with the last block partly past the end (the shape
+/// of stream compaction, which once hung on the H200): each kept value's rank among its
+/// block's kept values, for block sizes from one warp to 1024 threads.
+#[test]
+fn guarded_collective_with_a_partial_last_block() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        for &block in &[32u32, 96, 256, 1024] {
+            let n = block as usize * fastrand::usize(1..6) + fastrand::usize(1..block as usize);
+            let x = (0..n).map(|_| fastrand::f32()).collect::<Vec<_>>();
+            let threshold = fastrand::f32();
+            let grid = n.div_ceil(block as usize) as u32;
+            let dx = stream.to_device(&x)?;
+            let mut rank = stream.to_device(&vec![u32::MAX; n])?;
+            launch!(prims::guarded_rank<<<grid, block, stream>>>(&mut rank, &dx, threshold))?;
+            let got = stream.to_host(&rank)?;
+            let mut want = vec![u32::MAX; n];
+            for (b, vals) in x.chunks(block as usize).enumerate() {
+                let mut r = 0;
+                for (j, &v) in vals.iter().enumerate() {
+                    if v > threshold {
+                        want[b * block as usize + j] = r;
+                        r += 1;
+                    }
+                }
+            }
+            assert_eq!(got, want, "{}: block {block}, n {n}", dev.name());
+        }
+    }
+    Ok(())
 }

@@ -147,7 +147,11 @@ fn declare_device_fn<'ctx>(
         fn_ty,
         Some(Linkage::Internal),
     );
-    for attr in ["alwaysinline", "nounwind"] {
+    // `convergent`, as clang marks every CUDA function: until the always-inliner has run, a call
+    // is opaque, and a non-convergent one may be duplicated into both sides of a branch (early
+    // CFG simplification threaded a `&&` guard through `gpu::block::exclusive_sum`), which
+    // splits the block at different copies of the barriers inside it.
+    for attr in ["alwaysinline", "convergent", "nounwind"] {
         func.add_attribute(
             AttributeLoc::Function,
             ctx.create_enum_attribute(Attribute::get_named_enum_kind_id(attr), 0),
