@@ -19,7 +19,7 @@ pub type FnId = usize;
 pub type SiteId = u32;
 
 /// A kernel together with every device function it calls.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Program {
     /// The kernel itself.
     pub kernel: Function,
@@ -61,7 +61,7 @@ impl Program {
 }
 
 /// One function: the kernel or a device function.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Function {
     /// Name as written (for the kernel, the PTX entry name).
     pub name: String,

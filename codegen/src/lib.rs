@@ -158,6 +158,17 @@ pub fn compile_with(
         .unwrap_or_else(|| toolchain.target.clone());
     param_space::check(item, &program, options, &target)?;
     let libdevice = toolchain.libdevice.as_deref();
+    // A versioned kernel keeps its fast copy only when that copy compiles with fewer
+    // failure paths than the checked body does alone (else the copy doubles the code for
+    // nothing: the backend had proved what the uniform test would).
+    if let Some((fast, checked)) = passes::versions(&program) {
+        let failure_paths = |p: &Program| {
+            lower_and_emit(p, options, &name, &target, item, libdevice).map(|ptx| panic_calls(&ptx))
+        };
+        if failure_paths(&fast)? >= failure_paths(&checked)? {
+            program = checked;
+        }
+    }
     let ptx = lower_and_emit(&program, options, &name, &target, item, libdevice)?;
     let release = if program.has_debug_assertions() {
         let without = KernelOptions {
@@ -212,6 +223,13 @@ fn lower_and_emit(
             .map_err(|e| internal_error(&item.sig.ident, &e))?;
     }
     emit::emit_ptx(&lowered.module, target).map_err(|e| internal_error(&item.sig.ident, &e))
+}
+
+/// The number of calls to the failure handler of checks in `ptx`.
+fn panic_calls(ptx: &str) -> usize {
+    ptx.lines()
+        .filter(|l| l.trim_start().starts_with("call") && l.contains("__cuprum_panic,"))
+        .count()
 }
 
 /// An error that is Cuprum's fault, not the user's.

@@ -283,3 +283,33 @@ fn loops_are_checked_once_for_every_turn() {
         "{ir}"
     );
 }
+
+#[test]
+fn a_guard_on_the_index_itself_proves_it_even_if_it_wraps() {
+    // `i + 256` may wrap (nothing bounds `i`), but the access uses the value the guard
+    // compared: in range, no versioning needed (reduction #6's second load).
+    let src = "fn pairs(out: &mut [f32], x: &[f32], step: usize) {
+        let mut i = gpu::global_id_x();
+        let mut sum = 0.0f32;
+        while i < x.len() {
+            sum += x[i];
+            if i + 256 < x.len() {
+                sum += x[i + 256];
+            }
+            i += step;
+        }
+        if i - 1 < out.len() {
+            out[i - 1] = sum;
+        }
+        out[0] = sum;
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert_eq!(ir.matches("(elided: in range)").count(), 3, "{ir}");
+    assert!(!ir.contains("versioned"), "{ir}");
+    // A different expression than the one compared is not proved by it.
+    let other = src.replace("sum += x[i + 256]", "sum += x[i + 255]");
+    // Nor versioned on a test that can never hold (`len(x) + 255 <= len(x)`).
+    let ir = optimized(&other, quote::quote!());
+    assert_eq!(ir.matches("(elided: in range)").count(), 2, "{ir}");
+    assert!(!ir.contains("versioned"), "{ir}");
+}

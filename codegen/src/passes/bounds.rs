@@ -686,6 +686,11 @@ impl Pass<'_> {
         }
         // `b + c < y` with `b + c` not wrapping: `b < y - c`.
         let (b, c) = split_offset(x);
+        // `x < len(s)` for `x`'s value as computed, wrapped or not: an index that is the
+        // same expression is in range whatever its arithmetic did.
+        if let (true, Some(s), Some(k)) = (c != 0, self.len_of(y), self.key(x)) {
+            env.lens.push((k, s, gap - 1));
+        }
         if let (Some(k), Some(p)) = (self.key(x), &ceiling) {
             env.ub.push((k, p.clone()));
         }
@@ -726,6 +731,15 @@ impl Pass<'_> {
             Ty::Array(_, n) => r.0 >= 0 && r.1 < *n as i128,
             Ty::Shared { dims, .. } if !dims.is_empty() => r.0 >= 0 && r.1 < dims[0] as i128,
             Ty::Slice { .. } => {
+                // The index as computed is what a guard compared (`if i + B < s.len()`).
+                let whole = self.key(index).is_some_and(|k| {
+                    env.lens
+                        .iter()
+                        .any(|(key, s, kk)| *s == base && *key == k && *kk >= 0)
+                });
+                if whole && type_range(&index.ty).0 >= 0 {
+                    return true;
+                }
                 let (b, c) = split_offset(index);
                 let rb = self.range(b, env);
                 let Some(k) = self.key(b) else { return false };
@@ -942,7 +956,14 @@ impl Pass<'_> {
             ty: Ty::USIZE,
             span: index.span,
         };
-        if self.sym_of(&len).is_some() {
+        let Some(len) = self.sym_of(&len) else {
+            return;
+        };
+        // `q <= len` can never hold when `q - len` is a positive polynomial: no test.
+        let never = q
+            .sub(&Poly::symbol(&len))
+            .is_some_and(|d| d.nonneg() && d != Poly::default());
+        if !never {
             self.candidates.push((site, slice, q));
         }
     }

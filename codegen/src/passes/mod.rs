@@ -15,7 +15,7 @@ pub mod bounds;
 pub mod checks_first;
 mod poly;
 
-use crate::ir::{CheckSite, Elision, Program, SiteId};
+use crate::ir::{Block, CheckSite, Elision, ExprKind, Program, SiteId};
 use crate::options::KernelOptions;
 
 /// Runs the passes that `options` asks for, in order.
@@ -60,4 +60,43 @@ impl Sites {
         self.0.push(copy);
         self.0.len() as SiteId - 1
     }
+}
+
+/// A versioned kernel's two bodies as programs of their own, `(fast copy, checked body)`,
+/// or `None` when `bounds` did not version it. The caller compiles both to see whether the
+/// fast copy drops a check that the compiled checked body still has: if it does not (the
+/// backend had proved the same accesses), the checked body alone is the better program.
+pub fn versions(program: &Program) -> Option<(Program, Program)> {
+    let body = &program.kernel.body;
+    let ExprKind::If(_, fast, Some(checked)) = &body.tail.as_ref()?.kind else {
+        return None;
+    };
+    if !body.stmts.is_empty() || !has_versioned_site(program, fast) {
+        return None;
+    }
+    let with = |b: &Block| {
+        let mut p = program.clone();
+        p.kernel.body = b.clone();
+        p
+    };
+    Some((with(fast), with(checked)))
+}
+
+fn has_versioned_site(program: &Program, b: &Block) -> bool {
+    let mut found = false;
+    crate::walk::block(b, &mut |e| {
+        let place = match &e.kind {
+            ExprKind::Read(p)
+            | ExprKind::Len(p)
+            | ExprKind::Assign(p, _)
+            | ExprKind::CompoundAssign(_, p, _)
+            | ExprKind::Atomic(_, _, p, _) => p,
+            _ => return,
+        };
+        found |= place.proj.iter().any(|j| {
+            matches!(j, crate::ir::Proj::Index { site: Some(s), .. }
+                if program.sites[*s as usize].elided == Some(Elision::Versioned))
+        });
+    });
+    found
 }
