@@ -888,6 +888,7 @@ impl<'p> Checker<'p> {
             kind,
             span,
             message: None,
+            elided: None,
         });
         Some(self.sites.len() as SiteId - 1)
     }
