@@ -384,6 +384,7 @@ impl Checker<'_> {
                     )),
                     values: Vec::new(),
                 })),
+                elided: None,
             });
             return Expr {
                 kind: ExprKind::Panic(Box::new(crate::ir::PanicCall {
