@@ -190,6 +190,11 @@ pub fn assert_ptxas_accepts(kernels: &[(&str, &str, &str)]) {
             .iter()
             .find(|r| r.kernel == entry)
             .unwrap_or_else(|| panic!("{name}: no entry {entry} in {r:?}"));
+        // Shown with `--nocapture`: registers, shared memory and spills of each kernel.
+        eprintln!("{name}: {k:?}");
+        if let Some(dir) = std::env::var_os("CUPRUM_PTX_DUMP") {
+            let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{entry}.ptx")), ptx);
+        }
         assert_eq!(
             (k.spill_stores, k.spill_loads),
             (0, 0),

@@ -345,7 +345,10 @@ fn check_sort<K: SortKey>() -> cuprum::Result<()> {
         let mut r = fastrand::Rng::new();
         // Fewer lengths than `lengths()` on the simulator, where a sort of 70001 64-bit keys
         // takes a minute; 2^28 is run for u32 on its own.
-        let lengths = lengths::<K>(&dev);
+        // 9000: three sort tiles (of 4096 keys, 3072 for 8-byte keys), so a tile looks back
+        // past its predecessor.
+        let mut lengths = lengths::<K>(&dev);
+        lengths.push(9_000);
         for n in lengths
             .into_iter()
             .filter(|&n| n < 20_000_000 && (n < 10_000 || !dev.is_simulator()))

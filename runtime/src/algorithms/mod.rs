@@ -84,7 +84,11 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         config: LaunchConfig,
         hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
         keys: &(impl DeviceSlice<Self> + ?Sized),
+        per_block: usize,
     ) -> Result<()>;
+    #[doc(hidden)]
+    /// Keys per tile of a sort pass.
+    const SORT_TILE: usize;
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn sort_pass(
@@ -116,6 +120,7 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         config: LaunchConfig,
         bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
         x: &(impl DeviceSlice<Self> + ?Sized),
+        per_block: usize,
         lower: Self,
         upper: Self,
     ) -> Result<()>;
@@ -161,13 +166,15 @@ macro_rules! numbers {
                 kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
+            const SORT_TILE: usize = <$t as Bits>::TILE;
             fn sort_counts(
                 stream: &Stream,
                 config: LaunchConfig,
                 hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 keys: &(impl DeviceSlice<$t> + ?Sized),
+                per_block: usize,
             ) -> Result<()> {
-                numbers!(@counts $kind $t, stream, config, hist, keys, Self::PASSES)
+                numbers!(@counts $kind $t, stream, config, hist, keys, per_block, Self::PASSES)
             }
             fn sort_pass(
                 stream: &Stream,
@@ -202,10 +209,11 @@ macro_rules! numbers {
                 config: LaunchConfig,
                 bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 x: &(impl DeviceSlice<$t> + ?Sized),
+                per_block: usize,
                 lower: $t,
                 upper: $t,
             ) -> Result<()> {
-                numbers!(@histogram $kind $t, $h, stream, config, bins, x, lower, upper)
+                numbers!(@histogram $kind $t, $h, stream, config, bins, x, per_block, lower, upper)
             }
         }
     )*};
@@ -243,10 +251,14 @@ macro_rules! numbers {
         sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
     };
     (@pass int $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_int::<$t, <$t as Bits>::U>::launch($($arg),*)
+        sort_kernels::pass_int::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
     };
     (@pass float $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_float::<$t, <$t as Bits>::U>::launch($($arg),*)
+        sort_kernels::pass_float::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
     };
     (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
         kernels::histogram_int::<$t, $h>::launch($($arg),*)
@@ -259,15 +271,25 @@ numbers!(int i8 => i32, i64; int i16 => i32, i64; int i32 => i32, i64; int i64 =
     int isize => i64, i64; int u8 => u32, u64; int u16 => u32, u64; int u32 => u32, u64;
     int u64 => u64, u64; int usize => u64, u64; float f32 => f32, f32; float f64 => f64, f64);
 
-/// The unsigned type of a key's bits (the sort kernels' second type).
+/// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
+/// and per tile of its sort passes (the pass kernels' instances).
 trait Bits {
     type U;
+    const ITEMS: usize;
+    const TILE: usize;
 }
 macro_rules! bits {
-    ($($t:ty => $u:ty),*) => {$( impl Bits for $t { type U = $u; } )*};
+    ($($t:ty => $u:ty, $items:literal),*) => {$(
+        impl Bits for $t {
+            type U = $u;
+            const ITEMS: usize = $items;
+            const TILE: usize = BLOCK * $items;
+        }
+    )*};
 }
-bits!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => u64, u8 => u8, u16 => u16,
-    u32 => u32, u64 => u64, usize => u64, f32 => u32, f64 => u64);
+bits!(i8 => u8, 16, i16 => u16, 16, i32 => u32, 16, i64 => u64, 12, isize => u64, 12,
+    u8 => u8, 16, u16 => u16, 16, u32 => u32, 16, u64 => u64, 12, usize => u64, 12,
+    f32 => u32, 16, f64 => u64, 12);
 
 const SUM: u32 = 0;
 const MIN: u32 = 1;
@@ -512,13 +534,11 @@ pub fn histogram<T: Number>(
     if x.is_empty() {
         return Ok(());
     }
-    let blocks = x.len().div_ceil(BLOCK * 16).min(REDUCE_BLOCKS);
+    let (blocks, per_block) = reduce_grid(x.len());
     let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
-    T::histogram(stream, config, bins, x, lower, upper)
+    T::histogram(stream, config, bins, x, per_block, lower, upper)
 }
 
-/// Keys per tile of a sort pass.
-const SORT_TILE: usize = 2048;
 /// The most keys a sort takes: tile counts carry a 2-bit state in 32 bits.
 const SORT_MAX: usize = (1 << 30) - 1;
 
@@ -547,10 +567,16 @@ fn sort_keys<K: Number>(
         LaunchConfig::for_elements(256 * passes, block),
         &mut h,
     )?;
-    let blocks = n.div_ceil(BLOCK * 16).min(REDUCE_BLOCKS) as u32;
-    K::sort_counts(stream, LaunchConfig::new(blocks, block), &mut h, &*keys)?;
+    let (blocks, per_block) = reduce_grid(n);
+    K::sort_counts(
+        stream,
+        LaunchConfig::new(blocks as u32, block),
+        &mut h,
+        &*keys,
+        per_block,
+    )?;
     sort_kernels::digit_starts::launch(stream, LaunchConfig::new(passes as u32, block), &mut h)?;
-    let tiles = n.div_ceil(SORT_TILE);
+    let tiles = n.div_ceil(K::SORT_TILE);
     let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
     let mut alt = storage::take::<K>(stream, n)?;
     let order_len = if with_order { n } else { 0 };
@@ -672,8 +698,10 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
-        pass_int<u8, u8>, pass_int<i16, u16>, pass_int<u32, u32>, pass_int<i32, u32>,
-        pass_int<u64, u64>, pass_int<i64, u64>, pass_float<f32, u32>, pass_float<f64, u64>,
+        pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,
+        pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
+        pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
+        pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
     ]
 }
