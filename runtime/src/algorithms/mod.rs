@@ -101,7 +101,15 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         status: &mut (impl DeviceSliceMut<u32> + ?Sized),
         offsets: &(impl DeviceSlice<u32> + ?Sized),
         pass: u32,
-        with_order: bool,
+        payload: bool,
+        first: bool,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    /// `sort_pairs` with values of this type.
+    fn sort_pairs_of<K: Number>(
+        stream: &Stream,
+        keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+        values: &mut (impl DeviceSliceMut<Self> + ?Sized),
     ) -> Result<()>;
     #[doc(hidden)]
     fn gather(
@@ -127,7 +135,7 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -186,11 +194,19 @@ macro_rules! numbers {
                 status: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 offsets: &(impl DeviceSlice<u32> + ?Sized),
                 pass: u32,
-                with_order: bool,
+                payload: bool,
+                first: bool,
             ) -> Result<()> {
-                let (shift, first) = (8 * pass, pass == 0);
+                let shift = 8 * pass;
                 numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, with_order, first)
+                    status, offsets, shift, payload, first)
+            }
+            fn sort_pairs_of<K: Number>(
+                stream: &Stream,
+                keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+                values: &mut (impl DeviceSliceMut<$t> + ?Sized),
+            ) -> Result<()> {
+                numbers!(@pairs $pairs stream, keys, values)
             }
             fn gather(
                 stream: &Stream,
@@ -260,6 +276,12 @@ macro_rules! numbers {
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
+    (@pairs direct $stream:ident, $keys:ident, $values:ident) => {
+        sort_keys($stream, $keys, Some($values), false).map(|_| ())
+    };
+    (@pairs gather $stream:ident, $keys:ident, $values:ident) => {
+        pairs_by_gather($stream, $keys, $values)
+    };
     (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
         kernels::histogram_int::<$t, $h>::launch($($arg),*)
     };
@@ -267,9 +289,12 @@ macro_rules! numbers {
         kernels::histogram_float::<$t>::launch($($arg),*)
     };
 }
-numbers!(int i8 => i32, i64; int i16 => i32, i64; int i32 => i32, i64; int i64 => i64, i64;
-    int isize => i64, i64; int u8 => u32, u64; int u16 => u32, u64; int u32 => u32, u64;
-    int u64 => u64, u64; int usize => u64, u64; float f32 => f32, f32; float f64 => f64, f64);
+// The last word: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
+// `u32` payload; `gather`: by an index payload, then one gather).
+numbers!(int i8 => i32, i64, gather; int i16 => i32, i64, gather; int i32 => i32, i64, gather;
+    int i64 => i64, i64, gather; int isize => i64, i64, gather; int u8 => u32, u64, gather;
+    int u16 => u32, u64, gather; int u32 => u32, u64, direct; int u64 => u64, u64, gather;
+    int usize => u64, u64, gather; float f32 => f32, f32, gather; float f64 => f64, f64, gather);
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -542,11 +567,13 @@ pub fn histogram<T: Number>(
 /// The most keys a sort takes: tile counts carry a 2-bit state in 32 bits.
 const SORT_MAX: usize = (1 << 30) - 1;
 
-/// Sorts `keys`; with `with_order`, also returns where each sorted key came from (a buffer of
+/// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
+/// `with_order` (and no `values`), also returns where each sorted key came from (a buffer of
 /// at least `keys.len()` indices, to give back to the storage).
-fn sort_keys<K: Number>(
+fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    mut values: Option<&mut P>,
     with_order: bool,
 ) -> Result<Option<DeviceBuffer<u32>>> {
     let n = keys.len();
@@ -579,10 +606,13 @@ fn sort_keys<K: Number>(
     let tiles = n.div_ceil(K::SORT_TILE);
     let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
     let mut alt = storage::take::<K>(stream, n)?;
-    let order_len = if with_order { n } else { 0 };
+    let with_order = with_order && values.is_none();
+    let payload = with_order || values.is_some();
+    // The payloads' second buffer (values: the first is `values` itself).
+    let order_len = if payload { n } else { 0 };
     let mut orders = [
         storage::take::<u32>(stream, order_len)?,
-        storage::take::<u32>(stream, order_len)?,
+        storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
     let config = LaunchConfig::new(tiles as u32, block);
     for p in 0..passes {
@@ -593,28 +623,69 @@ fn sort_keys<K: Number>(
             &mut st,
         )?;
         let offsets = hist.slice(256 * p..256 * (p + 1));
-        let [a, b] = &mut orders;
-        let (order_out, order_in) = if p % 2 == 0 { (a, b) } else { (b, a) };
-        let (mut o_out, o_in) = (
-            order_out.slice_mut(..order_len),
-            order_in.slice(..order_len),
-        );
         let pass = p as u32;
-        if p % 2 == 0 {
-            let mut to = alt.slice_mut(..n);
-            K::sort_pass(
-                stream, config, &mut to, &*keys, &mut o_out, &o_in, &mut st, &offsets, pass,
+        let [a, b] = &mut orders;
+        // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.
+        match (values.as_deref_mut(), p % 2 == 0) {
+            (Some(v), true) => K::sort_pass(
+                stream,
+                config,
+                &mut alt.slice_mut(..n),
+                &*keys,
+                &mut a.slice_mut(..n),
+                &*v,
+                &mut st,
+                &offsets,
+                pass,
+                true,
+                false,
+            )?,
+            (Some(v), false) => K::sort_pass(
+                stream,
+                config,
+                keys,
+                &alt.slice(..n),
+                v,
+                &a.slice(..n),
+                &mut st,
+                &offsets,
+                pass,
+                true,
+                false,
+            )?,
+            (None, true) => K::sort_pass(
+                stream,
+                config,
+                &mut alt.slice_mut(..n),
+                &*keys,
+                &mut a.slice_mut(..order_len),
+                &b.slice(..order_len),
+                &mut st,
+                &offsets,
+                pass,
                 with_order,
-            )?;
-        } else {
-            let from = alt.slice(..n);
-            K::sort_pass(
-                stream, config, keys, &from, &mut o_out, &o_in, &mut st, &offsets, pass, with_order,
-            )?;
+                p == 0,
+            )?,
+            (None, false) => K::sort_pass(
+                stream,
+                config,
+                keys,
+                &alt.slice(..n),
+                &mut b.slice_mut(..order_len),
+                &a.slice(..order_len),
+                &mut st,
+                &offsets,
+                pass,
+                with_order,
+                false,
+            )?,
         }
     }
     if passes % 2 == 1 {
         stream.copy(&alt.slice(..n), keys)?;
+        if let Some(v) = values {
+            stream.copy(&orders[0].slice(..n), v)?;
+        }
     }
     let [a, b] = orders;
     let (order, other) = if passes % 2 == 1 { (a, b) } else { (b, a) };
@@ -640,7 +711,7 @@ pub fn sort<K: Number>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
 ) -> Result<()> {
-    sort_keys(stream, keys, false).map(|_| ())
+    sort_keys::<K, DeviceBuffer<u32>>(stream, keys, None, false).map(|_| ())
 }
 
 /// Sorts `keys` as [`sort`] does and moves `values[i]` with `keys[i]`. Stable: values of
@@ -658,7 +729,18 @@ pub fn sort_pairs<K: Number, V: Number>(
             found: values.len(),
         });
     }
-    let Some(order) = sort_keys(stream, keys, true)? else {
+    V::sort_pairs_of(stream, keys, values)
+}
+
+/// `sort_pairs` of `values` that do not ride as the passes' payload: the passes move each
+/// key's index, then one gather moves the values.
+fn pairs_by_gather<K: Number, V: Number>(
+    stream: &Stream,
+    keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    values: &mut (impl DeviceSliceMut<V> + ?Sized),
+) -> Result<()> {
+    let n = keys.len();
+    let Some(order) = sort_keys::<K, DeviceBuffer<u32>>(stream, keys, None, true)? else {
         return Ok(());
     };
     let mut moved = storage::take::<V>(stream, n)?;
