@@ -6,7 +6,7 @@
 //! is compared before timing. Prints a table; `vs CUB` is Cuprum's throughput over CUB's.
 //!
 //! `bench_cub [ROUNDS] [LOG2_N]` (defaults 20 and 28). Run on a GPU host from the repository
-//! root.
+//! root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each, for a profiler.
 
 #[path = "../nvcc.rs"]
 mod nvcc;
@@ -445,8 +445,40 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     Ok(lines)
 }
 
+/// `bench_cub parts [LOG2_N]`: one `sort` of u32 keys, one `sort_pairs` of (u32, u32) and one
+/// `histogram` of f32 (after one warm-up call each), for a profiler to time their kernels.
+fn parts(log2_n: u32) -> cuprum::Result<()> {
+    let stream = Device::gpu(0)?.new_stream()?;
+    let n = 1usize << log2_n;
+    let mut rng = fastrand::Rng::new();
+    let keys: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+    let xf: Vec<f32> = (0..n).map(|_| rng.f32() * 1.02 - 0.01).collect();
+    let (dk, dx) = (stream.to_device(&keys)?, stream.to_device(&xf)?);
+    let (mut k, mut v) = (stream.alloc_zeros::<u32>(n)?, stream.alloc_zeros::<u32>(n)?);
+    let mut bins = stream.alloc_zeros::<u32>(256)?;
+    for _ in 0..2 {
+        stream.copy(&dk, &mut k)?;
+        algorithms::sort(&stream, &mut k)?;
+        stream.copy(&dk, &mut k)?;
+        stream.copy(&dk, &mut v)?;
+        algorithms::sort_pairs(&stream, &mut k, &mut v)?;
+        algorithms::histogram(&stream, &dx, 0.0f32, 1.0, &mut bins)?;
+    }
+    stream.synchronize()
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("parts") {
+        let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
+        return match parts(log2_n) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench_cub parts: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let rounds = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
     let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
     match run(rounds, log2_n) {
