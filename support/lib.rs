@@ -184,6 +184,7 @@ pub fn assert_ptxas_accepts(kernels: &[(&str, &str, &str)]) {
         eprintln!("skipped: ptxas not found");
         return;
     }
+    let mut spills = Vec::new();
     for &(name, entry, ptx) in kernels {
         let r = cuprum::inspect::resources(ptx, "sm_90").unwrap_or_else(|e| panic!("{name}: {e}"));
         let k = r
@@ -195,10 +196,9 @@ pub fn assert_ptxas_accepts(kernels: &[(&str, &str, &str)]) {
         if let Some(dir) = std::env::var_os("CUPRUM_PTX_DUMP") {
             let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{entry}.ptx")), ptx);
         }
-        assert_eq!(
-            (k.spill_stores, k.spill_loads),
-            (0, 0),
-            "{name} spills: {k:?}"
-        );
+        if (k.spill_stores, k.spill_loads) != (0, 0) {
+            spills.push(format!("{name} spills: {k:?}"));
+        }
     }
+    assert!(spills.is_empty(), "{}", spills.join("\n"));
 }

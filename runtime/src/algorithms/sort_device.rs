@@ -134,26 +134,27 @@ pub fn onesweep_tile<K: gpu::Num>(
     // Two halves of `items / 2` rows, each array small enough for LLVM to unroll its loops
     // (and keep it in registers). All loads first, then the ranking.
     let half = items / 2;
-    let full = n - base >= tile_len;
     let row1 = row + 32 * half as u32;
+    // Rows of this thread with a key (`j < rows`), in each half.
+    let rows = if n > row {
+        (((n - row + 31) / 32) as usize).min(items)
+    } else {
+        0
+    };
+    let rows0 = rows.min(half);
+    let rows1 = rows - rows0;
     let mut mine0 = [K::ZERO; HALF_MAX];
     let mut mine1 = [K::ZERO; HALF_MAX];
-    load_rows(&mut mine0, keys_in, row, n, full, half);
-    load_rows(&mut mine1, keys_in, row1, n, full, half);
+    load_rows(&mut mine0, keys_in, row, rows0, half);
+    load_rows(&mut mine1, keys_in, row1, rows1, half);
     let mut ranks0 = [0u32; HALF_MAX];
     let mut ranks1 = [0u32; HALF_MAX];
     let counts = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(&mut ranks0, &mine0, row, n, half, counts, shift, &digit);
-    rank_rows(&mut ranks1, &mine1, row1, n, half, counts, shift, &digit);
-    // The payloads, loaded while the tile looks back.
-    let mut pays0 = [0u32; HALF_MAX];
-    let mut pays1 = [0u32; HALF_MAX];
-    if payload {
-        load_payloads(&mut pays0, pay_in, row, n, half, first);
-        load_payloads(&mut pays1, pay_in, row1, n, half, first);
-    }
+    rank_rows(&mut ranks0, &mine0, rows0, half, counts, shift, &digit);
+    rank_rows(&mut ranks1, &mine1, rows1, half, counts, shift, &digit);
     gpu::sync_threads();
-    // Thread d: the keys of digit d before each warp, and the tile's count of digit d.
+    // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
+    // it publishes at once.
     let d = t as usize;
     let mut count = 0u32;
     let mut before_warp = [0u32; WARPS];
@@ -161,17 +162,16 @@ pub fn onesweep_tile<K: gpu::Num>(
         before_warp[w] = count;
         count += warp_counts[w * 256 + d];
     }
+    let at = tile as usize * 256 + d;
+    let state = if tile == 0 { UP_TO } else { OWN };
+    gpu::atomic_exch(&mut status[at], state | count);
     let start = gpu::block::exclusive_sum(count);
     for w in 0..WARPS {
         warp_counts[w * 256 + d] = start + before_warp[w];
     }
     // Look back, per digit, for the keys of this digit in the tiles before.
-    let at = tile as usize * 256 + d;
     let mut before_tile = 0u32;
-    if tile == 0 {
-        gpu::atomic_exch(&mut status[at], UP_TO | count);
-    } else {
-        gpu::atomic_exch(&mut status[at], OWN | count);
+    if tile > 0 {
         let mut k = at - 256;
         loop {
             let s = gpu::atomic_add(&mut status[k], 0u32);
@@ -185,17 +185,19 @@ pub fn onesweep_tile<K: gpu::Num>(
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
     }
+    // Stage the keys (and payloads) in digit order (the slots of other digits: a barrier).
+    gpu::sync_threads();
+    let slots = &warp_counts[(warp * 256) as usize..];
+    stage_rows(
+        staged, staged_pay, &mine0, &ranks0, pay_in, row, rows0, half, slots, shift, payload,
+        first, &digit,
+    );
+    stage_rows(
+        staged, staged_pay, &mine1, &ranks1, pay_in, row1, rows1, half, slots, shift, payload,
+        first, &digit,
+    );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
     global_at[d] = offsets[d] + before_tile - start;
-    gpu::sync_threads();
-    // Stage the keys in digit order, then write runs of equal digits.
-    let at = &warp_counts[(warp * 256) as usize..];
-    stage_rows(
-        staged, staged_pay, &mine0, &ranks0, &pays0, row, n, half, at, shift, payload, &digit,
-    );
-    stage_rows(
-        staged, staged_pay, &mine1, &ranks1, &pays1, row1, n, half, at, shift, payload, &digit,
-    );
     gpu::sync_threads();
     let valid = if n - base < tile_len {
         n - base
@@ -215,48 +217,34 @@ pub fn onesweep_tile<K: gpu::Num>(
     }
 }
 
-/// Loads `count` keys of a thread into `mine`, key `j` from `keys[first + 32·j]` (those past
-/// `n` only when not `full`).
+/// Loads the keys of a thread's rows `j < rows` (of `count`) into `mine`, key `j` from
+/// `keys[first + 32·j]`.
 #[device]
-fn load_rows<K: gpu::Num>(
-    mine: &mut [K],
-    keys: &[K],
-    first: u32,
-    n: u32,
-    full: bool,
-    count: usize,
-) {
-    if full {
-        for j in 0..count {
+fn load_rows<K: gpu::Num>(mine: &mut [K], keys: &[K], first: u32, rows: usize, count: usize) {
+    for j in 0..count {
+        if j < rows {
             mine[j] = keys[(first + 32 * (j as u32)) as usize];
-        }
-    } else {
-        for j in 0..count {
-            let i = first + 32 * (j as u32);
-            if i < n {
-                mine[j] = keys[i as usize];
-            }
         }
     }
 }
 
-/// Ranks a warp's rows of keys (lane `l` of row `j`: key `first + 32·j`, its value `mine[j]`)
-/// among the warp's keys of the same digit, in index order: `ranks[j]` is the number of keys
+/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
+/// value `mine[j]`; rows `j >= rows` have none) among the warp's keys of the same digit, in
+/// index order: `ranks[j]` is the number of keys
 /// of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit `d`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn rank_rows<K: gpu::Num>(
     ranks: &mut [u32],
     mine: &[K],
-    first: u32,
-    n: u32,
+    rows: usize,
     count: usize,
     counts: &mut [u32],
     shift: u32,
     digit: impl Fn(K, u32) -> u32,
 ) {
     for j in 0..count {
-        let valid = first + 32 * (j as u32) < n;
+        let valid = j < rows;
         // Keys past the end get digit 256: ranked among themselves, never written.
         let d = if valid { digit(mine[j], shift) } else { 256 };
         let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
@@ -272,19 +260,9 @@ fn rank_rows<K: gpu::Num>(
     }
 }
 
-/// The payloads of a thread's keys (as `load_rows`): their indices when `first`.
-#[device]
-fn load_payloads(pays: &mut [u32], pay_in: &[u32], first: u32, n: u32, count: usize, index: bool) {
-    for j in 0..count {
-        let i = first + 32 * (j as u32);
-        if i < n {
-            pays[j] = if index { i } else { pay_in[i as usize] };
-        }
-    }
-}
-
-/// Stores a thread's keys (and payloads) at their places in the staged tile: key `j` (of digit
-/// `d`) at `at[d] + ranks[j]`.
+/// Stores a thread's keys of rows `j < rows` (and, with `payload`, their payloads: loaded from
+/// `pay_in`, or their indices when `index`) at their places in the staged tile: key `j` (of
+/// digit `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn stage_rows<K: gpu::Num>(
@@ -292,17 +270,28 @@ fn stage_rows<K: gpu::Num>(
     staged_pay: &mut [u32],
     mine: &[K],
     ranks: &[u32],
-    pays: &[u32],
+    pay_in: &[u32],
     first: u32,
-    n: u32,
+    rows: usize,
     count: usize,
     at: &[u32],
     shift: u32,
     payload: bool,
+    index: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
+    const HALF_MAX: usize = 8;
+    let mut pays = [0u32; HALF_MAX];
+    if payload {
+        for j in 0..count {
+            let i = first + 32 * (j as u32);
+            if j < rows {
+                pays[j] = if index { i } else { pay_in[i as usize] };
+            }
+        }
+    }
     for j in 0..count {
-        if first + 32 * (j as u32) < n {
+        if j < rows {
             let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
             staged[s] = mine[j];
             if payload {
