@@ -301,34 +301,6 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let pk = ptr(&cub_keys)?;
     let mut cub_sort = || cuda(unsafe { (cub.sort_keys)(pxu, pk, n, raw) }, "sort keys");
     cub_sort()?;
-    stream.copy(&dxu, &mut work)?;
-    algorithms::sort(&stream, &mut work)?;
-    // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
-    let sorted = stream.to_host(&work)?;
-    if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
-        return Err(mismatch("sort"));
-    }
-    {
-        let work = std::cell::RefCell::new(&mut work);
-        let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
-        let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
-        let (a, b) = race(
-            &stream,
-            &guard,
-            rounds,
-            &mut prepare,
-            &mut ours,
-            &mut cub_sort,
-        )?;
-        lines.push(Line {
-            name: "sort u32 keys",
-            unit: "Gkeys/s",
-            work: n as f64,
-            ours: a,
-            theirs: b,
-        });
-    }
-
     // Sort of (u32, u32) pairs: values are random too.
     let vu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
     let dvu = stream.to_device(&vu)?;
@@ -341,43 +313,82 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
             "sort pairs",
         )
     };
-    cub_pairs()?;
-    stream.copy(&dxu, &mut work)?;
-    stream.copy(&dvu, &mut wvals)?;
-    algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
-    if stream.to_host(&work)? != stream.to_host(&cub_keys)?
-        || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
-    {
-        return Err(mismatch("sort pairs"));
-    }
-    {
-        let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
-        let mut prepare = || {
-            let mut b = bufs.borrow_mut();
-            stream.copy(&dxu, &mut *b.0)?;
-            stream.copy(&dvu, &mut *b.1)
+    // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
+    // default), and onesweep's look-back (the `x` rows).
+    for lookback in [false, true] {
+        algorithms::__sort_with_lookback(lookback);
+        let (keys_name, pairs_name) = if lookback {
+            ("x sort u32 keys, look-back", "x sort pairs, look-back")
+        } else {
+            ("sort u32 keys", "sort (u32, u32) pairs")
         };
-        let mut ours = || {
-            let mut b = bufs.borrow_mut();
-            let (k, v) = &mut *b;
-            algorithms::sort_pairs(&stream, &mut **k, &mut **v)
-        };
-        let (a, b) = race(
-            &stream,
-            &guard,
-            rounds,
-            &mut prepare,
-            &mut ours,
-            &mut cub_pairs,
-        )?;
-        lines.push(Line {
-            name: "sort (u32, u32) pairs",
-            unit: "Gpairs/s",
-            work: n as f64,
-            ours: a,
-            theirs: b,
-        });
+        stream.copy(&dxu, &mut work)?;
+        algorithms::sort(&stream, &mut work)?;
+        // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+        let sorted = stream.to_host(&work)?;
+        if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
+            return Err(mismatch("sort"));
+        }
+        {
+            let work = std::cell::RefCell::new(&mut work);
+            let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
+            let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut prepare,
+                &mut ours,
+                &mut cub_sort,
+            )?;
+            lines.push(Line {
+                name: keys_name,
+                unit: "Gkeys/s",
+                work: n as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
+
+        cub_pairs()?;
+        stream.copy(&dxu, &mut work)?;
+        stream.copy(&dvu, &mut wvals)?;
+        algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
+        if stream.to_host(&work)? != stream.to_host(&cub_keys)?
+            || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
+        {
+            return Err(mismatch("sort pairs"));
+        }
+        {
+            let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
+            let mut prepare = || {
+                let mut b = bufs.borrow_mut();
+                stream.copy(&dxu, &mut *b.0)?;
+                stream.copy(&dvu, &mut *b.1)
+            };
+            let mut ours = || {
+                let mut b = bufs.borrow_mut();
+                let (k, v) = &mut *b;
+                algorithms::sort_pairs(&stream, &mut **k, &mut **v)
+            };
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut prepare,
+                &mut ours,
+                &mut cub_pairs,
+            )?;
+            lines.push(Line {
+                name: pairs_name,
+                unit: "Gpairs/s",
+                work: n as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
     }
+    algorithms::__sort_with_lookback(false);
     drop((work, wvals, cub_keys, cub_vals, dvu, ours_y, cub_y));
 
     // Histogram: 256 even bins of f32 in [0, 1) (a few values outside).

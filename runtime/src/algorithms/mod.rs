@@ -103,6 +103,15 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         pass: u32,
         payload: bool,
         first: bool,
+        lookback: bool,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn sort_tile_counts(
+        stream: &Stream,
+        config: LaunchConfig,
+        table: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        keys: &(impl DeviceSlice<Self> + ?Sized),
+        pass: u32,
     ) -> Result<()>;
     #[doc(hidden)]
     /// `sort_pairs` with values of this type.
@@ -196,10 +205,20 @@ macro_rules! numbers {
                 pass: u32,
                 payload: bool,
                 first: bool,
+                lookback: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
                 numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, payload, first)
+                    status, offsets, shift, payload, first, lookback)
+            }
+            fn sort_tile_counts(
+                stream: &Stream,
+                config: LaunchConfig,
+                table: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                keys: &(impl DeviceSlice<$t> + ?Sized),
+                pass: u32,
+            ) -> Result<()> {
+                numbers!(@tile_counts $kind $t, stream, config, table, keys, 8 * pass)
             }
             fn sort_pairs_of<K: Number>(
                 stream: &Stream,
@@ -275,6 +294,16 @@ macro_rules! numbers {
         sort_kernels::pass_float::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
+    };
+    (@tile_counts int $t:ty, $($arg:expr),*) => {
+        sort_kernels::tile_counts_int::<$t, <$t as Bits>::U, { <$t as Bits>::ITEMS }>::launch(
+            $($arg),*
+        )
+    };
+    (@tile_counts float $t:ty, $($arg:expr),*) => {
+        sort_kernels::tile_counts_float::<$t, <$t as Bits>::U, { <$t as Bits>::ITEMS }>::launch(
+            $($arg),*
+        )
     };
     (@pairs direct $stream:ident, $keys:ident, $values:ident) => {
         sort_keys($stream, $keys, Some($values), false).map(|_| ())
@@ -567,6 +596,16 @@ pub fn histogram<T: Number>(
 /// The most keys a sort takes: tile counts carry a 2-bit state in 32 bits.
 const SORT_MAX: usize = (1 << 30) - 1;
 
+/// Whether sort passes look back for earlier tiles' digit counts (onesweep), or count each
+/// tile's digits first and place them by an exclusive sum of the counts (no look-back).
+static SORT_LOOKBACK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses the sort passes' strategy (see `SORT_LOOKBACK`): for the benchmark's comparison.
+#[doc(hidden)]
+pub fn __sort_with_lookback(on: bool) {
+    SORT_LOOKBACK.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
 /// `with_order` (and no `values`), also returns where each sorted key came from (a buffer of
 /// at least `keys.len()` indices, to give back to the storage).
@@ -587,24 +626,33 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     }
     let passes = K::PASSES as usize;
     let block = BLOCK as u32;
+    let lookback = SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed);
     let mut hist = storage::take::<u32>(stream, 256 * passes)?;
-    let mut h = hist.slice_mut(..256 * passes);
-    kernels::clear_flags::launch(
-        stream,
-        LaunchConfig::for_elements(256 * passes, block),
-        &mut h,
-    )?;
-    let (blocks, per_block) = reduce_grid(n);
-    K::sort_counts(
-        stream,
-        LaunchConfig::new(blocks as u32, block),
-        &mut h,
-        &*keys,
-        per_block,
-    )?;
-    sort_kernels::digit_starts::launch(stream, LaunchConfig::new(passes as u32, block), &mut h)?;
+    if lookback {
+        let mut h = hist.slice_mut(..256 * passes);
+        kernels::clear_flags::launch(
+            stream,
+            LaunchConfig::for_elements(256 * passes, block),
+            &mut h,
+        )?;
+        let (blocks, per_block) = reduce_grid(n);
+        K::sort_counts(
+            stream,
+            LaunchConfig::new(blocks as u32, block),
+            &mut h,
+            &*keys,
+            per_block,
+        )?;
+        sort_kernels::digit_starts::launch(
+            stream,
+            LaunchConfig::new(passes as u32, block),
+            &mut h,
+        )?;
+    }
     let tiles = n.div_ceil(K::SORT_TILE);
     let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
+    // Without look-back: each pass's tile counts, digit-major, before their exclusive sum.
+    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * tiles })?;
     let mut alt = storage::take::<K>(stream, n)?;
     let with_order = with_order && values.is_none();
     let payload = with_order || values.is_some();
@@ -616,14 +664,24 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     ];
     let config = LaunchConfig::new(tiles as u32, block);
     for p in 0..passes {
-        let mut st = status.slice_mut(..256 * tiles + 1);
-        kernels::clear_flags::launch(
-            stream,
-            LaunchConfig::for_elements(256 * tiles + 1, block),
-            &mut st,
-        )?;
-        let offsets = hist.slice(256 * p..256 * (p + 1));
         let pass = p as u32;
+        if lookback {
+            kernels::clear_flags::launch(
+                stream,
+                LaunchConfig::for_elements(256 * tiles + 1, block),
+                &mut status.slice_mut(..256 * tiles + 1),
+            )?;
+        } else {
+            let mut tb = table.slice_mut(..256 * tiles);
+            if p % 2 == 0 {
+                K::sort_tile_counts(stream, config, &mut tb, &*keys, pass)?;
+            } else {
+                K::sort_tile_counts(stream, config, &mut tb, &alt.slice(..n), pass)?;
+            }
+            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * tiles))?;
+        }
+        let mut st = status.slice_mut(..256 * tiles + 1);
+        let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.
         match (values.as_deref_mut(), p % 2 == 0) {
@@ -639,6 +697,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 true,
                 false,
+                lookback,
             )?,
             (Some(v), false) => K::sort_pass(
                 stream,
@@ -652,6 +711,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 true,
                 false,
+                lookback,
             )?,
             (None, true) => K::sort_pass(
                 stream,
@@ -665,6 +725,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 with_order,
                 p == 0,
+                lookback,
             )?,
             (None, false) => K::sort_pass(
                 stream,
@@ -678,6 +739,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 with_order,
                 false,
+                lookback,
             )?,
         }
     }
@@ -689,7 +751,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     }
     let [a, b] = orders;
     let (order, other) = if passes % 2 == 1 { (a, b) } else { (b, a) };
-    for buffer in [hist, status] {
+    for buffer in [hist, status, table] {
         storage::give(stream, buffer);
     }
     storage::give(stream, alt);
@@ -784,6 +846,8 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
         pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
+        tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
+        tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
     ]
 }

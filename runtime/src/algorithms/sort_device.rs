@@ -89,6 +89,11 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile number comes from
 /// the counter `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
 /// Index math is in 32 bits: the host sorts fewer than 2^30 keys.
+///
+/// Without `lookback`, tile `b` is block `b`, and `status[d·tiles + b]` (`tiles` = `(len - 1)
+/// / 256`) is already the number of keys before the tile's first key of digit `d`: of smaller
+/// digits, and of digit `d` in earlier tiles (`tile_counts`, then an exclusive sum);
+/// `offsets` is not read.
 #[device]
 #[allow(clippy::too_many_arguments)]
 pub fn onesweep_tile<K: gpu::Num>(
@@ -104,6 +109,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged: &mut [K],
     staged_pay: &mut [u32],
     items: usize,
+    lookback: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
     // Body constants: an inlined device function sees its caller's module constants.
@@ -120,7 +126,11 @@ pub fn onesweep_tile<K: gpu::Num>(
     let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
     if t == 0 {
-        tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
+        tile_number[0] = if lookback {
+            gpu::atomic_add(&mut status[tiles * 256], 1u32)
+        } else {
+            gpu::block_idx().x
+        };
     }
     for w in 0..WARPS {
         warp_counts[w * 256 + t as usize] = 0;
@@ -163,15 +173,20 @@ pub fn onesweep_tile<K: gpu::Num>(
         count += warp_counts[w * 256 + d];
     }
     let at = tile as usize * 256 + d;
-    let state = if tile == 0 { UP_TO } else { OWN };
-    gpu::atomic_exch(&mut status[at], state | count);
+    if lookback {
+        let state = if tile == 0 { UP_TO } else { OWN };
+        gpu::atomic_exch(&mut status[at], state | count);
+    }
     let start = gpu::block::exclusive_sum(count);
     for w in 0..WARPS {
         warp_counts[w * 256 + d] = start + before_warp[w];
     }
     // Look back, per digit, for the keys of this digit in the tiles before.
     let mut before_tile = 0u32;
-    if tile > 0 {
+    if !lookback {
+        // The keys of smaller digits, and of this digit in earlier tiles.
+        before_tile = status[d * tiles + tile as usize];
+    } else if tile > 0 {
         let mut k = at - 256;
         loop {
             let s = gpu::atomic_add(&mut status[k], 0u32);
@@ -197,7 +212,7 @@ pub fn onesweep_tile<K: gpu::Num>(
         first, &digit,
     );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
-    global_at[d] = offsets[d] + before_tile - start;
+    global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
     gpu::sync_threads();
     let valid = if n - base < tile_len {
         n - base
@@ -299,4 +314,47 @@ fn stage_rows<K: gpu::Num>(
             }
         }
     }
+}
+
+/// Counts the digits of tile `b` = this block (`256·items` keys) into `table[d·tiles + b]`
+/// (`tiles` = `table.len() / 256`): the table whose exclusive sum places every tile's keys.
+#[device]
+pub fn tile_counts<K: gpu::Num>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+    items: usize,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    const HALF_MAX: usize = 8;
+    let counts = gpu::shared_array::<u32, 256>();
+    let t = gpu::thread_idx().x;
+    counts[t as usize] = 0;
+    gpu::sync_threads();
+    let tile = gpu::block_idx().x;
+    let n = keys.len() as u32;
+    let first = tile * (256 * items as u32) + t;
+    let half = items / 2;
+    let rows = if n > first {
+        (((n - first + 255) / 256) as usize).min(items)
+    } else {
+        0
+    };
+    for h in 0..2 {
+        let mut ks = [K::ZERO; HALF_MAX];
+        let from = first + (256 * h * half) as u32;
+        for j in 0..half {
+            if h * half + j < rows {
+                ks[j] = keys[(from + 256 * (j as u32)) as usize];
+            }
+        }
+        for j in 0..half {
+            if h * half + j < rows {
+                gpu::atomic_add_block(&mut counts[digit(ks[j], shift) as usize], 1u32);
+            }
+        }
+    }
+    gpu::sync_threads();
+    let tiles = table.len() / 256;
+    table[t as usize * tiles + tile as usize] = counts[t as usize];
 }

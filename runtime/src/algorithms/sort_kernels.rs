@@ -61,6 +61,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     shift: u32,
     payload: bool,
     first: bool,
+    lookback: bool,
 ) {
     let flip = if K::MIN < K::ZERO {
         U::ONE << (U::MAX.count_ones() - 1)
@@ -82,6 +83,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
         staged,
         staged_pay,
         ITEMS,
+        lookback,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
 }
@@ -99,6 +101,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     shift: u32,
     payload: bool,
     first: bool,
+    lookback: bool,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
     let staged = gpu::shared_array::<K, TILE>();
@@ -116,6 +119,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         staged,
         staged_pay,
         ITEMS,
+        lookback,
         |k: K, s: u32| {
             let b: U = k.to_bits();
             let m = if b & sign != U::ZERO { !b } else { b | sign };
@@ -130,4 +134,39 @@ pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
     for i in (gpu::global_id_x()..out.len()).step_by(gpu::grid_stride_x()) {
         out[i] = values[order[i] as usize];
     }
+}
+
+/// One tile's digit counts for a pass without look-back (`sort_device::tile_counts`), integer
+/// keys; tiles as `pass_int`'s.
+#[kernel(max_threads = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
+    (i64, u64, 12), (isize, u64, 12), (u8, u8, 16), (u16, u16, 16), (u32, u32, 16),
+    (u64, u64, 12), (usize, u64, 12)))]
+pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    sort_device::tile_counts(table, keys, shift, ITEMS, |k: K, s: u32| {
+        ((((k as U) ^ flip) >> s) & (255 as U)) as u32
+    });
+}
+
+/// One tile's digit counts for a pass without look-back, float keys.
+#[kernel(max_threads = 256, instances((f32, u32, 16), (f64, u64, 12)))]
+pub fn tile_counts_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    sort_device::tile_counts(table, keys, shift, ITEMS, |k: K, s: u32| {
+        let b: U = k.to_bits();
+        let m = if b & sign != U::ZERO { !b } else { b | sign };
+        ((m >> s) & (255 as U)) as u32
+    });
 }
