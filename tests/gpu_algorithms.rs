@@ -411,7 +411,9 @@ sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize
 fn sort_with_look_back() -> cuprum::Result<()> {
     fn check<K: SortKey>(stream: &Stream, n: usize, what: &str) -> cuprum::Result<()> {
         let mut r = fastrand::Rng::new();
-        let keys: Vec<K> = (0..n).map(|_| K::key(&mut r, n % 2 == 0)).collect();
+        let keys: Vec<K> = (0..n)
+            .map(|_| K::key(&mut r, n.is_multiple_of(2)))
+            .collect();
         let values: Vec<u32> = (0..n as u32).collect();
         let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
         want.sort_by(|a, b| K::order(&a.0, &b.0));

@@ -766,9 +766,9 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
 
 /// Sorts `keys` in ascending order: integers by value, floats in IEEE total order (`-NaN <
 /// -inf < .. < -0.0 < +0.0 < .. < +inf < +NaN`, Rust's `f32::total_cmp`). A stable LSD radix
-/// sort, one pass over the keys per 8-bit digit (onesweep: each tile's digit counts are
-/// looked back for, as in the single-pass scans). At most 2^30 - 1 keys
-/// ([`Error::InvalidArgument`] beyond).
+/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, their exclusive
+/// sum, then the keys placed tile by tile). At most 2^30 - 1 keys ([`Error::InvalidArgument`]
+/// beyond).
 pub fn sort<K: Number>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
@@ -777,7 +777,8 @@ pub fn sort<K: Number>(
 }
 
 /// Sorts `keys` as [`sort`] does and moves `values[i]` with `keys[i]`. Stable: values of
-/// equal keys keep their order. `values` must be as long as `keys` (else
+/// equal keys keep their order. `u32` values move with their keys in each pass; other types
+/// by the keys' original positions and one gather at the end. `values` must be as long as `keys` (else
 /// [`Error::LengthMismatch`]).
 pub fn sort_pairs<K: Number, V: Number>(
     stream: &Stream,

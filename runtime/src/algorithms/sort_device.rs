@@ -1,6 +1,7 @@
-//! The device halves of the radix sort (onesweep-style: one pass over the data per 8-bit
-//! digit, each tile's digit counts published and looked back per digit, as in Adinets and
-//! Merrill's "Onesweep"). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
+//! The device halves of the radix sort: one pass over the data per 8-bit digit, each tile
+//! placed by an exclusive sum of every tile's digit counts (`tile_counts`), or by onesweep's
+//! look-back (each tile's digit counts published and looked back per digit, as in Adinets
+//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
 //! order-preserving unsigned image of the key (sign bit flipped for signed integers; for
 //! floats, all bits flipped when negative, else the sign bit set: IEEE total order).
 
@@ -147,7 +148,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     let row1 = row + 32 * half as u32;
     // Rows of this thread with a key (`j < rows`), in each half.
     let rows = if n > row {
-        (((n - row + 31) / 32) as usize).min(items)
+        (((n - row - 1) / 32 + 1) as usize).min(items)
     } else {
         0
     };
@@ -336,7 +337,7 @@ pub fn tile_counts<K: gpu::Num>(
     let first = tile * (256 * items as u32) + t;
     let half = items / 2;
     let rows = if n > first {
-        (((n - first + 255) / 256) as usize).min(items)
+        (((n - first - 1) / 256 + 1) as usize).min(items)
     } else {
         0
     };
