@@ -34,7 +34,7 @@ pub use storage::release_temporary_storage;
 use crate::{
     gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, LaunchConfig, Result, Stream,
 };
-use device::{BLOCK, TILE};
+use device::{BLOCK, SCAN_BLOCK, TILE};
 
 mod sealed {
     pub trait Sealed {}
@@ -71,8 +71,9 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         config: LaunchConfig,
         y: &mut (impl DeviceSliceMut<Self> + ?Sized),
         x: &(impl DeviceSlice<Self> + ?Sized),
-        state: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
-        flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        words: &mut (impl DeviceSliceMut<u64> + ?Sized),
+        values: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        packed: bool,
         exclusive: bool,
     ) -> Result<()>;
     #[doc(hidden)]
@@ -154,11 +155,14 @@ macro_rules! numbers {
                 config: LaunchConfig,
                 y: &mut (impl DeviceSliceMut<$t> + ?Sized),
                 x: &(impl DeviceSlice<$t> + ?Sized),
-                state: &mut (impl DeviceSliceMut<$w> + ?Sized),
-                flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                words: &mut (impl DeviceSliceMut<u64> + ?Sized),
+                values: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                packed: bool,
                 exclusive: bool,
             ) -> Result<()> {
-                kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
+                kernels::scan_sum::<$t, $w>::launch(
+                    stream, config, y, x, words, values, packed, exclusive,
+                )
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             fn sort_counts(
@@ -347,13 +351,51 @@ fn scan_tiles(x: usize, y: usize) -> Result<usize> {
     Ok(x.div_ceil(TILE))
 }
 
-/// Zeroed tile states for a scan of `tiles` tiles: `tiles + 1` flags (the last is the tile
+/// Zeroed tile states for a scan of `tiles` tiles: `tiles + 1` words (the last is the tile
 /// counter).
-fn scan_flags(stream: &Stream, tiles: usize) -> Result<DeviceBuffer<u32>> {
-    let mut flags = storage::take::<u32>(stream, tiles + 1)?;
+fn scan_words(stream: &Stream, tiles: usize) -> Result<DeviceBuffer<u64>> {
+    let mut words = storage::take::<u64>(stream, tiles + 1)?;
     let config = LaunchConfig::for_elements(tiles + 1, BLOCK as u32);
-    kernels::clear_flags::launch(stream, config, &mut flags.slice_mut(..tiles + 1))?;
-    Ok(flags)
+    kernels::clear_words::launch(stream, config, &mut words.slice_mut(..tiles + 1))?;
+    Ok(words)
+}
+
+/// Whether a scan in `W` keeps each tile's status and value in one word: `W` is `i32` or
+/// `u32`, whose bits the scan kernels move through `as u32` unchanged.
+fn packs<W: 'static>() -> bool {
+    use std::any::TypeId;
+    let w = TypeId::of::<W>();
+    w == TypeId::of::<u32>() || w == TypeId::of::<i32>()
+}
+
+/// The tile states of a scan of `tiles` tiles in `W` (words, and values unless packed), the
+/// kernel's launch configuration, and whether the states are packed.
+struct ScanStates<W: Element> {
+    words: DeviceBuffer<u64>,
+    values: DeviceBuffer<W>,
+    packed: bool,
+    tiles: usize,
+}
+
+impl<W: Element> ScanStates<W> {
+    fn take(stream: &Stream, tiles: usize) -> Result<Self> {
+        let packed = packs::<W>();
+        Ok(ScanStates {
+            words: scan_words(stream, tiles)?,
+            values: storage::take::<W>(stream, if packed { 1 } else { 2 * tiles })?,
+            packed,
+            tiles,
+        })
+    }
+
+    fn config(&self) -> LaunchConfig {
+        LaunchConfig::new(self.tiles as u32, SCAN_BLOCK as u32)
+    }
+
+    fn give(self, stream: &Stream) {
+        storage::give(stream, self.words);
+        storage::give(stream, self.values);
+    }
 }
 
 fn prefix_sum<T: Number>(
@@ -366,20 +408,19 @@ fn prefix_sum<T: Number>(
     if tiles == 0 {
         return Ok(());
     }
-    let mut flags = scan_flags(stream, tiles)?;
-    let mut state = storage::take::<T::Wide>(stream, 2 * tiles)?;
-    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    let mut states = ScanStates::<T::Wide>::take(stream, tiles)?;
+    let values = states.values.len();
     T::scan_sum(
         stream,
-        config,
+        states.config(),
         y,
         x,
-        &mut state.slice_mut(..2 * tiles),
-        &mut flags.slice_mut(..tiles + 1),
+        &mut states.words.slice_mut(..tiles + 1),
+        &mut states.values.slice_mut(..values),
+        states.packed,
         exclusive,
     )?;
-    storage::give(stream, flags);
-    storage::give(stream, state);
+    states.give(stream);
     Ok(())
 }
 
@@ -467,25 +508,25 @@ pub fn __scan_with<T: Element>(
     launch: impl FnOnce(
         &Stream,
         LaunchConfig,
+        &mut crate::DeviceViewMut<'_, u64>,
         &mut crate::DeviceViewMut<'_, T>,
-        &mut crate::DeviceViewMut<'_, u32>,
+        bool,
     ) -> Result<()>,
 ) -> Result<()> {
     let tiles = scan_tiles(x_len, y_len)?;
     if tiles == 0 {
         return Ok(());
     }
-    let mut flags = scan_flags(stream, tiles)?;
-    let mut state = storage::take::<T>(stream, 2 * tiles)?;
-    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    let mut states = ScanStates::<T>::take(stream, tiles)?;
+    let values = states.values.len();
     launch(
         stream,
-        config,
-        &mut state.slice_mut(..2 * tiles),
-        &mut flags.slice_mut(..tiles + 1),
+        states.config(),
+        &mut states.words.slice_mut(..tiles + 1),
+        &mut states.values.slice_mut(..values),
+        states.packed,
     )?;
-    storage::give(stream, flags);
-    storage::give(stream, state);
+    states.give(stream);
     Ok(())
 }
 
@@ -674,6 +715,6 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         counts_float<f32, u32>, counts_float<f64, u64>,
         pass_int<u8, u8>, pass_int<i16, u16>, pass_int<u32, u32>, pass_int<i32, u32>,
         pass_int<u64, u64>, pass_int<i64, u64>, pass_float<f32, u32>, pass_float<f64, u64>,
-        gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
+        gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,
     ]
 }

@@ -22,6 +22,26 @@ fn thread_rank() -> (u32, u32) {
     (t.x + d.x * (t.y + d.y * t.z), d.x * d.y * d.z)
 }
 
+/// `op` over `partial[..count]` (`count` ≥ 1), in order. The slots are read eight at a time
+/// whatever `count` (the reads issued together, not one after each combination; a slot past
+/// `count` is read but not used).
+#[device]
+fn combine_first<T: gpu::WarpValue>(partial: &[T], count: u32, op: impl Fn(T, T) -> T) -> T {
+    let mut r = partial[0];
+    let mut first = 0u32;
+    while first < count {
+        for k in 0..8u32 {
+            let i = first + k;
+            let v = partial[(i % 32) as usize];
+            if i > 0 && i < count {
+                r = op(r, v);
+            }
+        }
+        first += 8;
+    }
+    r
+}
+
 /// `op` over the values of every thread of the block, in thread order, in every thread.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
@@ -32,10 +52,7 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
         partial[(t / 32) as usize] = w;
     }
     gpu::sync_threads();
-    let mut r = partial[0];
-    for i in 1..(n / 32) as usize {
-        r = op(r, partial[i]);
-    }
+    let r = combine_first(partial, n / 32, &op);
     gpu::sync_threads();
     r
 }
@@ -71,11 +88,7 @@ pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
     gpu::sync_threads();
     let mut r = x;
     if warp > 0 {
-        let mut before = partial[0];
-        for i in 1..warp {
-            before = op(before, partial[i]);
-        }
-        r = op(before, x);
+        r = op(combine_first(partial, warp as u32, &op), x);
     }
     gpu::sync_threads();
     r
@@ -95,11 +108,7 @@ pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) 
     let within = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
     let mut r = init;
     if warp > 0 {
-        let mut before = partial[0];
-        for i in 1..warp {
-            before = op(before, partial[i]);
-        }
-        r = op(r, before);
+        r = op(r, combine_first(partial, warp as u32, &op));
     }
     if lane > 0 {
         r = op(r, within);
