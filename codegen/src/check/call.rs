@@ -68,7 +68,7 @@ pub(super) fn generic_bound_error(
 }
 
 /// The const generic parameters of a device function and their (integer) types.
-fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
+pub(super) fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
     sig.generics
         .params
         .iter()
@@ -90,7 +90,11 @@ const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shar
 
 impl Checker<'_> {
     /// The value of a const generic argument (`4`, `N`, `{ N * 2 }`) of type `s`.
-    fn const_generic_arg(&mut self, g: &syn::GenericArgument, s: Scalar) -> Option<i128> {
+    pub(super) fn const_generic_arg(
+        &mut self,
+        g: &syn::GenericArgument,
+        s: Scalar,
+    ) -> Option<i128> {
         let e = match g {
             syn::GenericArgument::Const(e) => e.clone(),
             // A constant's name parses as a type.

@@ -22,6 +22,8 @@ pub(crate) enum Callable {
         generics: Vec<(String, Scalar)>,
         devices: crate::device::DeviceTable,
         kernel: bool,
+        /// The const generic parameters its body sees (those where it is written).
+        const_params: Vec<(String, Scalar, i128)>,
         /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
         /// parameters and result (as rustc infers a closure's types from the bound).
         signature: Option<(Vec<Ty>, Ty)>,
@@ -118,6 +120,7 @@ impl Checker<'_> {
             generics: self.generics.clone(),
             devices: self.devices.clone(),
             kernel: self.kernel,
+            const_params: self.consts.params.clone(),
             signature: None,
             function: None,
         })
@@ -136,6 +139,7 @@ impl Checker<'_> {
             generics,
             devices,
             kernel,
+            const_params,
             function,
             ..
         } = &*callable
@@ -193,6 +197,7 @@ impl Checker<'_> {
             generics: generics.clone(),
             devices: devices.clone(),
             kernel: *kernel,
+            const_params: const_params.clone(),
             signature: Some((inputs, output)),
             function: function.clone(),
         })
@@ -299,6 +304,7 @@ impl Checker<'_> {
                 generics,
                 devices,
                 kernel,
+                const_params,
                 signature,
                 function,
             } => {
@@ -333,6 +339,8 @@ impl Checker<'_> {
                 let saved_generics = std::mem::replace(&mut self.generics, generics.clone());
                 let saved_devices = std::mem::replace(&mut self.devices, devices.clone());
                 let saved_kernel = std::mem::replace(&mut self.kernel, *kernel);
+                let saved_params =
+                    std::mem::replace(&mut self.consts.params, const_params.clone());
                 let saved_ret = std::mem::replace(&mut self.ret, Ty::Error);
                 let saved_return = self.inline_return;
                 let mut stmts = Vec::new();
@@ -384,6 +392,7 @@ impl Checker<'_> {
                 self.generics = saved_generics;
                 self.devices = saved_devices;
                 self.kernel = saved_kernel;
+                self.consts.params = saved_params;
                 self.ret = saved_ret;
                 self.inline_return = saved_return;
                 let ty = body.ty.clone();

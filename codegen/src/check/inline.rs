@@ -58,6 +58,8 @@ struct Saved {
     inline_return: Option<usize>,
     /// The caller's module's items, when the callee is of another module.
     module: Option<super::consts::ModuleScope>,
+    /// The caller's const generic parameters (the callee sees its own).
+    const_params: Vec<(String, Scalar, i128)>,
 }
 
 impl Checker<'_> {
@@ -470,12 +472,62 @@ impl Checker<'_> {
             })
             .collect();
         let mut bound: Vec<Option<Scalar>> = vec![None; generic_names.len()];
+        let const_params = super::call::const_generic_params(sig);
+        let mut const_values: Vec<Option<i128>> = vec![None; const_params.len()];
         if let Some(syn::PathArguments::AngleBracketed(a)) =
             p.path.segments.last().map(|s| &s.arguments)
         {
+            // Each argument by its parameter's kind: a type, a constant, or a closure's type
+            // (which the closure passed gives).
+            let kinds: Vec<Option<bool>> = sig
+                .generics
+                .params
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericParam::Type(t)
+                        if super::closure::is_closure_generic(sig, &t.ident) =>
+                    {
+                        Some(None)
+                    }
+                    syn::GenericParam::Type(_) => Some(Some(true)),
+                    syn::GenericParam::Const(_) => Some(Some(false)),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
+            let (mut types_seen, mut consts_seen) = (0, 0);
             for (k, g) in a.args.iter().enumerate() {
-                if let (syn::GenericArgument::Type(t), true) = (g, k < bound.len()) {
-                    bound[k] = self.scalar_type(t);
+                match kinds.get(k) {
+                    Some(Some(true)) => {
+                        if let (syn::GenericArgument::Type(t), true) =
+                            (g, types_seen < bound.len())
+                        {
+                            bound[types_seen] = self.scalar_type(t);
+                        }
+                        types_seen += 1;
+                    }
+                    Some(Some(false)) => {
+                        let (_, s) = &const_params[consts_seen];
+                        const_values[consts_seen] = self.const_generic_arg(g, *s);
+                        if const_values[consts_seen].is_none() {
+                            // Reported at the argument.
+                            return error_expr(span);
+                        }
+                        consts_seen += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut consts = Vec::new();
+        for ((cname, s), v) in const_params.iter().zip(&const_values) {
+            match v {
+                Some(v) => consts.push((cname.clone(), *s, *v)),
+                None => {
+                    self.error(
+                        p,
+                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
+                    );
+                    return error_expr(span);
                 }
             }
         }
@@ -576,6 +628,7 @@ impl Checker<'_> {
             inline_return: self.inline_return,
             module: (!self.consts.module.same_module(&dev.consts))
                 .then(|| self.consts.enter_module(dev.consts.clone())),
+            const_params: std::mem::replace(&mut self.consts.params, consts),
         };
         self.inlining.push(key);
         let ret = self.return_type(&sig.output);
@@ -659,6 +712,7 @@ impl Checker<'_> {
         if let Some(m) = saved.module {
             self.consts.leave_module(m);
         }
+        self.consts.params = saved.const_params;
         let body_ty = body.ty.clone();
         let body = Expr {
             kind: ExprKind::Block(body),

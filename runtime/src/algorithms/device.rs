@@ -113,22 +113,8 @@ fn publish<W: gpu::Num>(
 }
 
 /// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
-/// of [`SCAN_BLOCK`] threads with [`ITEMS`] consecutive elements each. The block takes the
-/// next tile number from the counter `words[tiles]` (so a block waits only for tiles taken by
-/// blocks that are already running: no deadlock, whatever the residency). Each warp loads its
-/// part of the tile (coalesced) and hands it through shared memory to its threads, with no
-/// block barrier; each thread scans its elements, the block scans the threads' totals (one
-/// barrier); warp 0 publishes the tile's aggregate, adds the prefix of the tiles before it
-/// (reading their states 32 tiles at a time until one has its inclusive prefix) and
-/// publishes the tile's inclusive prefix, which a second barrier hands to the block; each
-/// warp writes its part of `y` back through shared memory.
-///
-/// Tile states: `words[..tiles]` start at zero (nothing published). With `packed` (for `W`
-/// of 32 bits, whose bits `to_bits`/`from_bits` move unchanged) a tile's word holds its
-/// status and its value: one atomic publishes both and one atomic read polls them, with no
-/// fence. Otherwise the word holds the status and `values` (two per tile) the tile's
-/// aggregate and inclusive prefix, ordered by fences. With `exclusive`, `y[i]` is `init`
-/// combined with `x[..i]`; otherwise with `x[..=i]` (and `init` is not used).
+/// of [`SCAN_BLOCK`] threads with [`ITEMS`] consecutive elements each: [`scan_tile_with`] at
+/// the library's tile shape.
 #[device]
 #[allow(clippy::too_many_arguments)]
 pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
@@ -145,19 +131,64 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     to_bits: impl Fn(W) -> u32,
     from_bits: impl Fn(u32) -> W,
 ) {
-    // Body constants: an inlined device function is checked where it is called, which sees
-    // the caller's module constants, not these (equal to the module's, which the host uses).
+    // `SCAN_BLOCK`, `ITEMS` and `TILE + TILE / 32` (an inlined device function is checked
+    // where it is called, which sees the caller's module constants, not these).
     const BLOCK: usize = 128;
-    const ITEMS: usize = 16;
-    const TILE: usize = BLOCK * ITEMS;
-    const WARPS: usize = BLOCK / 32;
-    const TILE_PADDED: usize = TILE + TILE / 32;
+    const PER_THREAD: usize = 16;
+    const PADDED: usize = 2112;
+    scan_tile_with::<T, W, BLOCK, PER_THREAD, PADDED>(
+        y, x, words, values, packed, exclusive, init, widen, narrow, op, to_bits, from_bits,
+    );
+}
+
+/// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
+/// of `BLOCK` threads (a multiple of 32, at most 1024) with `ITEMS` consecutive elements
+/// each; `PADDED` is `BLOCK · ITEMS · 33 / 32` (the tile in shared memory, one slot of
+/// padding per 32). The block takes the next tile number from the counter `words[tiles]` (so
+/// a block waits only for tiles taken by blocks that are already running: no deadlock,
+/// whatever the residency). Each warp loads its part of the tile (coalesced) and hands it
+/// through shared memory to its threads, with no block barrier; each thread scans its
+/// elements, the block scans the threads' totals (one barrier); warp 0 publishes the tile's
+/// aggregate, adds the prefix of the tiles before it (reading their states 32 tiles at a
+/// time until one has its inclusive prefix) and publishes the tile's inclusive prefix, which
+/// a second barrier hands to the block; each warp writes its part of `y` back through shared
+/// memory.
+///
+/// Tile states: `words[..tiles]` start at zero (nothing published). With `packed` (for `W`
+/// of 32 bits, whose bits `to_bits`/`from_bits` move unchanged) a tile's word holds its
+/// status and its value: one atomic publishes both and one atomic read polls them, with no
+/// fence. Otherwise the word holds the status and `values` (two per tile) the tile's
+/// aggregate and inclusive prefix, ordered by fences. With `exclusive`, `y[i]` is `init`
+/// combined with `x[..i]`; otherwise with `x[..=i]` (and `init` is not used).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn scan_tile_with<
+    T: gpu::Num,
+    W: gpu::Num + gpu::WarpValue,
+    const BLOCK: usize,
+    const ITEMS: usize,
+    const PADDED: usize,
+>(
+    y: &mut [T],
+    x: &[T],
+    words: &mut [u64],
+    values: &mut [W],
+    packed: bool,
+    exclusive: bool,
+    init: W,
+    widen: impl Fn(T) -> W,
+    narrow: impl Fn(W) -> T,
+    op: impl Fn(W, W) -> W,
+    to_bits: impl Fn(W) -> u32,
+    from_bits: impl Fn(u32) -> W,
+) {
     // Tile statuses: nothing published yet, the tile's aggregate, its inclusive prefix.
     const PENDING: u64 = 0;
     const AGGREGATE: u64 = 1;
     const PREFIX: u64 = 2;
-    let sh = gpu::shared_array::<W, TILE_PADDED>();
-    let warp_totals = gpu::shared_array::<W, WARPS>();
+    let tile_size = BLOCK * ITEMS;
+    let sh = gpu::shared_array::<W, PADDED>();
+    let warp_totals = gpu::shared_array::<W, 32>();
     let tile_prefix = gpu::shared_array::<W, 1>();
     let tile_number = gpu::shared_array::<u32, 1>();
     let t = gpu::thread_idx().x as usize;
@@ -168,7 +199,7 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
     gpu::sync_threads();
     let tile = tile_number[0] as usize;
-    let base = tile * TILE;
+    let base = tile * tile_size;
     let n = x.len();
     // The warp's part of the tile, loaded striped (coalesced; past the end, copies of the
     // last element, which come after every valid one and so change no valid prefix), all
@@ -200,7 +231,7 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     gpu::sync_threads();
     let mut warp_prefix = warp_totals[0];
     let mut aggregate = warp_totals[0];
-    for w in 1..WARPS {
+    for w in 1..BLOCK / 32 {
         let v = warp_totals[w];
         if w < warp {
             warp_prefix = op(warp_prefix, v);
