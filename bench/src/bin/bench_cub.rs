@@ -43,6 +43,156 @@ pub fn block_scan_tiles(y: &mut [i32], x: &[i32]) {
     }
 }
 
+// --- Exploration rows (scan run 1): the scan's tile shape, and the block primitives' old
+// combination of the warps' partials (one after each combination), for A/B in one run.
+
+/// The library's exclusive-sum tile (`scan_tile_with`), 64 threads x 16 elements.
+#[kernel]
+pub fn scan_64x16(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u32]) {
+    algorithms::device::scan_tile_with::<u32, u32, 64, 16, 1056>(
+        y,
+        x,
+        words,
+        values,
+        true,
+        true,
+        0,
+        |v| v,
+        |v| v,
+        |a, b| a + b,
+        |v| v,
+        |b| b,
+    );
+}
+
+/// The library's exclusive-sum tile (`scan_tile_with`), 256 threads x 16 elements.
+#[kernel]
+pub fn scan_256x16(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u32]) {
+    algorithms::device::scan_tile_with::<u32, u32, 256, 16, 4224>(
+        y,
+        x,
+        words,
+        values,
+        true,
+        true,
+        0,
+        |v| v,
+        |v| v,
+        |a, b| a + b,
+        |v| v,
+        |b| b,
+    );
+}
+
+/// The library's exclusive-sum tile (`scan_tile_with`), 256 threads x 8 elements.
+#[kernel]
+pub fn scan_256x8(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u32]) {
+    algorithms::device::scan_tile_with::<u32, u32, 256, 8, 2112>(
+        y,
+        x,
+        words,
+        values,
+        true,
+        true,
+        0,
+        |v| v,
+        |v| v,
+        |a, b| a + b,
+        |v| v,
+        |b| b,
+    );
+}
+
+/// The library's exclusive-sum tile (`scan_tile_with`), 128 threads x 16 elements.
+#[kernel]
+pub fn scan_128x16(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u32]) {
+    algorithms::device::scan_tile_with::<u32, u32, 128, 16, 2112>(
+        y,
+        x,
+        words,
+        values,
+        true,
+        true,
+        0,
+        |v| v,
+        |v| v,
+        |a, b| a + b,
+        |v| v,
+        |b| b,
+    );
+}
+
+/// Zeroes the tile states of a scan.
+#[kernel]
+pub fn zero_words(words: &mut [u64]) {
+    let i = gpu::global_id_x();
+    if i < words.len() {
+        words[i] = 0;
+    }
+}
+
+/// The block reduction as it was (`partial` read one after each combination).
+#[device]
+fn old_block_sum(v: i32) -> i32 {
+    let partial = gpu::shared_array::<i32, 32>();
+    let t = gpu::thread_idx().x;
+    let n = gpu::block_dim().x;
+    let w = gpu::warp::sum(v);
+    if t % 32 == 0 {
+        partial[(t / 32) as usize] = w;
+    }
+    gpu::sync_threads();
+    let mut r = partial[0];
+    for i in 1..(n / 32) as usize {
+        r += partial[i];
+    }
+    gpu::sync_threads();
+    r
+}
+
+/// The block inclusive sum as it was.
+#[device]
+fn old_block_inclusive_sum(v: i32) -> i32 {
+    let partial = gpu::shared_array::<i32, 32>();
+    let t = gpu::thread_idx().x;
+    let (warp, lane) = ((t / 32) as usize, t % 32);
+    let x = gpu::warp::inclusive_scan(v, |a, b| a + b);
+    if lane == 31 {
+        partial[warp] = x;
+    }
+    gpu::sync_threads();
+    let mut r = x;
+    if warp > 0 {
+        let mut before = partial[0];
+        for i in 1..warp {
+            before += partial[i];
+        }
+        r += before;
+    }
+    gpu::sync_threads();
+    r
+}
+
+#[kernel(max_threads = 256)]
+pub fn old_reduce_tiles(out: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    for tile in (gpu::block_idx().x as usize..out.len()).step_by(gpu::grid_dim().x as usize) {
+        let s = old_block_sum(x[tile * 256 + t]);
+        if t == 0 {
+            out[tile] = s;
+        }
+    }
+}
+
+#[kernel(max_threads = 256)]
+pub fn old_scan_tiles(y: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    let tiles = x.len() / 256;
+    for tile in (gpu::block_idx().x as usize..tiles).step_by(gpu::grid_dim().x as usize) {
+        y[tile * 256 + t] = old_block_inclusive_sum(x[tile * 256 + t]);
+    }
+}
+
 type SumFn = unsafe extern "C" fn(u64, u64, usize, *mut i32, CUstream) -> i32;
 type ScanFn = unsafe extern "C" fn(u64, u64, usize, CUstream) -> i32;
 type PairsFn = unsafe extern "C" fn(u64, u64, u64, u64, usize, CUstream) -> i32;
@@ -442,6 +592,88 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
         cub.block_scan,
         &mut |out| launch!(block_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
     )?);
+    lines.push(block.run(
+        "x block reduce, old partials",
+        tiles,
+        4.0 * n as f64,
+        cub.block_reduce,
+        &mut |out| launch!(old_reduce_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    lines.push(block.run(
+        "x block inclusive sum, old partials",
+        n,
+        8.0 * n as f64,
+        cub.block_scan,
+        &mut |out| launch!(old_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
+    )?);
+    drop(block);
+    lines.extend(scan_shapes(&stream, &guard, rounds, &cub, raw, &xu, &dxu)?);
+    Ok(lines)
+}
+
+/// Exploration rows: the exclusive sum's tile at other shapes, against CUB, same input.
+fn scan_shapes(
+    stream: &Stream,
+    guard: &timing::Guard,
+    rounds: usize,
+    cub: &Cub,
+    raw: CUstream,
+    xu: &[u32],
+    dxu: &DeviceBuffer<u32>,
+) -> cuprum::Result<Vec<Line>> {
+    let n = xu.len();
+    let mut want = vec![0u32; n];
+    let mut acc = 0u32;
+    for (w, &v) in want.iter_mut().zip(xu) {
+        *w = acc;
+        acc = acc.wrapping_add(v);
+    }
+    let cub_y = stream.alloc_zeros::<u32>(n)?;
+    let (pxu, py) = (ptr(dxu)?, ptr(&cub_y)?);
+    let mut cub_scan = || cuda(unsafe { (cub.exclusive_sum)(pxu, py, n, raw) }, "scan");
+    let y = std::cell::RefCell::new(stream.alloc_zeros::<u32>(n)?);
+    let mut words = stream.alloc_zeros::<u64>(n / 1024 + 2)?;
+    let mut values = stream.alloc_zeros::<u32>(1)?;
+    let mut lines = Vec::new();
+    for (name, block, items) in [
+        ("x scan 128x16", 128u32, 16usize),
+        ("x scan 64x16", 64, 16),
+        ("x scan 256x16", 256, 16),
+        ("x scan 256x8", 256, 8),
+    ] {
+        let tiles = n.div_ceil(block as usize * items);
+        let mut ours = || -> cuprum::Result<()> {
+            let mut w = words.slice_mut(..tiles + 1);
+            launch!(zero_words<<<(tiles + 1).div_ceil(256) as u32, 256, stream>>>(&mut w))?;
+            let (grid, v) = (tiles as u32, &mut values);
+            let y = &mut *y.borrow_mut();
+            match (block, items) {
+                (128, 16) => launch!(scan_128x16<<<grid, 128, stream>>>(y, dxu, &mut w, v)),
+                (64, 16) => launch!(scan_64x16<<<grid, 64, stream>>>(y, dxu, &mut w, v)),
+                (256, 16) => launch!(scan_256x16<<<grid, 256, stream>>>(y, dxu, &mut w, v)),
+                _ => launch!(scan_256x8<<<grid, 256, stream>>>(y, dxu, &mut w, v)),
+            }
+        };
+        ours()?;
+        if stream.to_host(&*y.borrow())? != want {
+            return Err(Error::Tool(format!("{name}: wrong exclusive sum")));
+        }
+        let (a, b) = race(
+            stream,
+            guard,
+            rounds,
+            &mut || Ok(()),
+            &mut ours,
+            &mut cub_scan,
+        )?;
+        lines.push(Line {
+            name,
+            unit: "GB/s",
+            work: 8.0 * n as f64,
+            ours: a,
+            theirs: b,
+        });
+    }
     Ok(lines)
 }
 
