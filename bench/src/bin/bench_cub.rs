@@ -122,6 +122,12 @@ pub fn scan_128x16(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u3
     );
 }
 
+/// One block's share of a sum (`reduce_range`), for the grid-size rows.
+#[kernel]
+pub fn sum_part(out: &mut [i32], x: &[i32], per_block: usize) {
+    algorithms::device::reduce_range(out, x, per_block, |v| v, |a, b| a + b);
+}
+
 /// Zeroes the tile states of a scan.
 #[kernel]
 pub fn zero_words(words: &mut [u64]) {
@@ -131,9 +137,9 @@ pub fn zero_words(words: &mut [u64]) {
     }
 }
 
-/// The block reduction as it was (`partial` read one after each combination).
+/// The block reduction of scan run 1: every thread combines the warps' values.
 #[device]
-fn old_block_sum(v: i32) -> i32 {
+fn all_threads_block_sum(v: i32) -> i32 {
     let partial = gpu::shared_array::<i32, 32>();
     let t = gpu::thread_idx().x;
     let n = gpu::block_dim().x;
@@ -143,8 +149,16 @@ fn old_block_sum(v: i32) -> i32 {
     }
     gpu::sync_threads();
     let mut r = partial[0];
-    for i in 1..(n / 32) as usize {
-        r += partial[i];
+    let mut first = 0u32;
+    while first < n / 32 {
+        for k in 0..8u32 {
+            let i = first + k;
+            let v = partial[(i % 32) as usize];
+            if i > 0 && i < n / 32 {
+                r += v;
+            }
+        }
+        first += 8;
     }
     gpu::sync_threads();
     r
@@ -177,7 +191,7 @@ fn old_block_inclusive_sum(v: i32) -> i32 {
 pub fn old_reduce_tiles(out: &mut [i32], x: &[i32]) {
     let t = gpu::thread_idx().x as usize;
     for tile in (gpu::block_idx().x as usize..out.len()).step_by(gpu::grid_dim().x as usize) {
-        let s = old_block_sum(x[tile * 256 + t]);
+        let s = all_threads_block_sum(x[tile * 256 + t]);
         if t == 0 {
             out[tile] = s;
         }
@@ -593,7 +607,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
         &mut |out| launch!(block_scan_tiles<<<blocks, 256, stream>>>(out, &dxi)),
     )?);
     lines.push(block.run(
-        "x block reduce, old partials",
+        "x block reduce, every thread combines",
         tiles,
         4.0 * n as f64,
         cub.block_reduce,
@@ -608,6 +622,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     )?);
     drop(block);
     lines.extend(scan_shapes(&stream, &guard, rounds, &cub, raw, &xu, &dxu)?);
+    lines.extend(sum_grids(&stream, &guard, rounds, &cub, raw, &dxi, want)?);
     Ok(lines)
 }
 
@@ -670,6 +685,56 @@ fn scan_shapes(
             name,
             unit: "GB/s",
             work: 8.0 * n as f64,
+            ours: a,
+            theirs: b,
+        });
+    }
+    Ok(lines)
+}
+
+/// Exploration rows: the sum (`reduce_range` in two passes, the result to the host) with
+/// other first-pass grids, against CUB.
+fn sum_grids(
+    stream: &Stream,
+    guard: &timing::Guard,
+    rounds: usize,
+    cub: &Cub,
+    raw: CUstream,
+    dxi: &DeviceBuffer<i32>,
+    want: i32,
+) -> cuprum::Result<Vec<Line>> {
+    let n = dxi.len();
+    let cub_out = stream.alloc_zeros::<i32>(1)?;
+    let (px, po) = (ptr(dxi)?, ptr(&cub_out)?);
+    let host = std::cell::Cell::new(0i32);
+    let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
+    let sms = stream.device().multiprocessor_count() as usize;
+    let mut partials = stream.alloc_zeros::<i32>(64 * sms)?;
+    let mut result = stream.alloc_zeros::<i32>(1)?;
+    let mut lines = Vec::new();
+    for (name, wave) in [
+        ("x sum, 1024 blocks", 1024),
+        ("x sum, 8 blocks per SM", 8 * sms),
+        ("x sum, 16 blocks per SM", 16 * sms),
+    ] {
+        let per_block = n.div_ceil(wave).next_multiple_of(256).max(16 * 256);
+        let blocks = n.div_ceil(per_block);
+        let mut ours = || -> cuprum::Result<i32> {
+            let mut p = partials.slice_mut(..blocks);
+            launch!(sum_part<<<blocks as u32, 256, stream>>>(&mut p, dxi, per_block))?;
+            let p = partials.slice(..blocks);
+            launch!(sum_part<<<1, 256, stream>>>(&mut result, &p, blocks))?;
+            Ok(stream.to_host(&result)?[0])
+        };
+        if ours()? != want {
+            return Err(Error::Tool(format!("{name}: wrong sum")));
+        }
+        let mut run = || ours().map(|_| ());
+        let (a, b) = race(stream, guard, rounds, &mut || Ok(()), &mut run, &mut cub_sum)?;
+        lines.push(Line {
+            name,
+            unit: "GB/s",
+            work: 4.0 * n as f64,
             ours: a,
             theirs: b,
         });

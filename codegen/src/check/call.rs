@@ -678,7 +678,11 @@ impl Checker<'_> {
         name: &str,
     ) -> Expr {
         let span = span_of(c);
-        let n = if op == AtomicOp::Cas { 3 } else { 2 };
+        let n = match op {
+            AtomicOp::Cas => 3,
+            AtomicOp::Load => 1,
+            _ => 2,
+        };
         let operands: Vec<Expr> = c.args.iter().skip(1).map(|a| self.expr(a)).collect();
         if !self.arity(c, name, n) {
             return error_expr(span);
@@ -698,7 +702,7 @@ impl Checker<'_> {
                 target,
                 format!(
                     "the first argument of `gpu::{name}` must be `&mut`: write `&mut {}`",
-                    r.expr.to_token_stream()
+                    source::expr_text(&r.expr)
                 ),
             );
         }
@@ -765,7 +769,12 @@ impl Checker<'_> {
         };
         let float_ok = matches!(
             op,
-            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Min | AtomicOp::Max | AtomicOp::Exch
+            AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::Exch
+                | AtomicOp::Load
         );
         let type_ok = match elem {
             Scalar::I32

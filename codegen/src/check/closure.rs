@@ -22,8 +22,9 @@ pub(crate) enum Callable {
         generics: Vec<(String, Scalar)>,
         devices: crate::device::DeviceTable,
         kernel: bool,
-        /// The const generic parameters its body sees (those where it is written).
-        const_params: Vec<(String, Scalar, i128)>,
+        /// The module items (and const generic arguments) its body sees: those where it is
+        /// written, whatever function it is called in.
+        module: crate::consts::ModuleItems,
         /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
         /// parameters and result (as rustc infers a closure's types from the bound).
         signature: Option<(Vec<Ty>, Ty)>,
@@ -120,7 +121,7 @@ impl Checker<'_> {
             generics: self.generics.clone(),
             devices: self.devices.clone(),
             kernel: self.kernel,
-            const_params: self.consts.params.clone(),
+            module: self.consts.module.clone(),
             signature: None,
             function: None,
         })
@@ -139,7 +140,7 @@ impl Checker<'_> {
             generics,
             devices,
             kernel,
-            const_params,
+            module,
             function,
             ..
         } = &*callable
@@ -197,7 +198,7 @@ impl Checker<'_> {
             generics: generics.clone(),
             devices: devices.clone(),
             kernel: *kernel,
-            const_params: const_params.clone(),
+            module: module.clone(),
             signature: Some((inputs, output)),
             function: function.clone(),
         })
@@ -304,7 +305,7 @@ impl Checker<'_> {
                 generics,
                 devices,
                 kernel,
-                const_params,
+                module,
                 signature,
                 function,
             } => {
@@ -339,8 +340,8 @@ impl Checker<'_> {
                 let saved_generics = std::mem::replace(&mut self.generics, generics.clone());
                 let saved_devices = std::mem::replace(&mut self.devices, devices.clone());
                 let saved_kernel = std::mem::replace(&mut self.kernel, *kernel);
-                let saved_params =
-                    std::mem::replace(&mut self.consts.params, const_params.clone());
+                let saved_module = (!self.consts.module.same_module(module))
+                    .then(|| self.consts.enter_module(module.clone()));
                 let saved_ret = std::mem::replace(&mut self.ret, Ty::Error);
                 let saved_return = self.inline_return;
                 let mut stmts = Vec::new();
@@ -392,7 +393,9 @@ impl Checker<'_> {
                 self.generics = saved_generics;
                 self.devices = saved_devices;
                 self.kernel = saved_kernel;
-                self.consts.params = saved_params;
+                if let Some(m) = saved_module {
+                    self.consts.leave_module(m);
+                }
                 self.ret = saved_ret;
                 self.inline_return = saved_return;
                 let ty = body.ty.clone();

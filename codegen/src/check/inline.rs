@@ -56,10 +56,9 @@ struct Saved {
     devices: crate::device::DeviceTable,
     kernel: bool,
     inline_return: Option<usize>,
-    /// The caller's module's items, when the callee is of another module.
+    /// The caller's module's items, when the callee is of another module or has const
+    /// generic parameters.
     module: Option<super::consts::ModuleScope>,
-    /// The caller's const generic parameters (the callee sees its own).
-    const_params: Vec<(String, Scalar, i128)>,
 }
 
 impl Checker<'_> {
@@ -626,9 +625,9 @@ impl Checker<'_> {
             devices: std::mem::replace(&mut self.devices, dev.deps.clone()),
             kernel: std::mem::replace(&mut self.kernel, false),
             inline_return: self.inline_return,
-            module: (!self.consts.module.same_module(&dev.consts))
-                .then(|| self.consts.enter_module(dev.consts.clone())),
-            const_params: std::mem::replace(&mut self.consts.params, consts),
+            // The callee's module, with its const generic arguments ahead of its items.
+            module: (!consts.is_empty() || !self.consts.module.same_module(&dev.consts))
+                .then(|| self.consts.enter_module(dev.consts.with_params(&consts))),
         };
         self.inlining.push(key);
         let ret = self.return_type(&sig.output);
@@ -712,7 +711,6 @@ impl Checker<'_> {
         if let Some(m) = saved.module {
             self.consts.leave_module(m);
         }
-        self.consts.params = saved.const_params;
         let body_ty = body.ty.clone();
         let body = Expr {
             kind: ExprKind::Block(body),

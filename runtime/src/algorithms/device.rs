@@ -156,8 +156,8 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
 ///
 /// Tile states: `words[..tiles]` start at zero (nothing published). With `packed` (for `W`
 /// of 32 bits, whose bits `to_bits`/`from_bits` move unchanged) a tile's word holds its
-/// status and its value: one atomic publishes both and one atomic read polls them, with no
-/// fence. Otherwise the word holds the status and `values` (two per tile) the tile's
+/// status and its value: one atomic exchange publishes both and one relaxed load
+/// (`gpu::atomic_load`, `ld.relaxed.gpu`) polls them, with no fence. Otherwise the word holds the status and `values` (two per tile) the tile's
 /// aggregate and inclusive prefix, ordered by fences. With `exclusive`, `y[i]` is `init`
 /// combined with `x[..i]`; otherwise with `x[..=i]` (and `init` is not used).
 #[device]
@@ -262,13 +262,13 @@ pub fn scan_tile_with<
                     if packed {
                         let mut word = 0u64;
                         while word >> 32 == PENDING {
-                            word = gpu::atomic_or(&mut words[ku], 0u64);
+                            word = gpu::atomic_load(&mut words[ku]);
                         }
                         f = word >> 32;
                         v = from_bits(word as u32);
                     } else {
                         while f == PENDING {
-                            f = gpu::atomic_or(&mut words[ku], 0u64);
+                            f = gpu::atomic_load(&mut words[ku]);
                         }
                         gpu::thread_fence();
                         v = values[2 * ku + f as usize - 1];

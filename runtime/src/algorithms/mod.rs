@@ -277,16 +277,16 @@ const SUM: u32 = 0;
 const MIN: u32 = 1;
 const MAX: u32 = 2;
 
-/// The most blocks of the first reduction pass (about one wave of 256-thread blocks on an
-/// H200): the second pass reduces their results in one block.
+/// The most blocks of a histogram's or a sort's counting pass (about one wave of 256-thread
+/// blocks on an H200).
 const REDUCE_BLOCKS: usize = 1024;
 
-/// Blocks and elements per block of a reduction of `n > 0` elements.
-fn reduce_grid(n: usize) -> (usize, usize) {
-    let per_block = n
-        .div_ceil(REDUCE_BLOCKS)
-        .next_multiple_of(BLOCK)
-        .max(16 * BLOCK);
+/// Blocks and elements per block of a reduction of `n > 0` elements: at most one wave of
+/// 256-thread blocks, eight per multiprocessor (so that every multiprocessor gets the same
+/// share), each at least 16 elements per thread.
+fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
+    let wave = 8 * stream.device().multiprocessor_count().max(1) as usize;
+    let per_block = n.div_ceil(wave).next_multiple_of(BLOCK).max(16 * BLOCK);
     (n.div_ceil(per_block), per_block)
 }
 
@@ -300,7 +300,7 @@ fn reduce_op<T: Number>(
     if n == 0 {
         return Ok(None);
     }
-    let (blocks, per_block) = reduce_grid(n);
+    let (blocks, per_block) = reduce_grid(stream, n);
     let mut result = storage::take::<T::Wide>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
@@ -470,7 +470,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue>(
     if n == 0 {
         return Ok(init);
     }
-    let (blocks, per_block) = reduce_grid(n);
+    let (blocks, per_block) = reduce_grid(stream, n);
     let mut result = storage::take::<T>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {

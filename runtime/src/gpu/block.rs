@@ -8,9 +8,12 @@
 //! combined in thread order. Values are the types warp shuffles move.
 //!
 //! Scratch space: each primitive keeps one value per warp in a shared array of 32 (the most
-//! warps a block has), one array per primitive and element type in a kernel, shared by its
-//! calls. Each call ends with a barrier after its last read of the array, so calls may follow
-//! each other without one (CUB asks for a `__syncthreads()` between reuses of its storage).
+//! warps a block has; the reductions one more, the block's result), one array per primitive
+//! and element type in a kernel, shared by its calls. Calls may follow each other without a
+//! barrier between them (CUB asks for a `__syncthreads()` between reuses of its storage): a
+//! call writes its array only where every thread has done reading the previous call's values
+//! (after the previous call's last barrier, or, for a reduction's result, after its own first
+//! barrier).
 
 use crate::prelude::*;
 
@@ -43,18 +46,26 @@ fn combine_first<T: gpu::WarpValue>(partial: &[T], count: u32, op: impl Fn(T, T)
 }
 
 /// `op` over the values of every thread of the block, in thread order, in every thread.
+///
+/// Warp 0 alone combines the warps' values (in `partial[32]`), which every thread reads
+/// after a second barrier: the other warps run no combination at all.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
-    let partial = gpu::shared_array::<T, 32>();
+    let partial = gpu::shared_array::<T, 33>();
     let (t, n) = thread_rank();
     let w = super::warp::reduce(v, &op);
     if t % 32 == 0 {
         partial[(t / 32) as usize] = w;
     }
     gpu::sync_threads();
-    let r = combine_first(partial, n / 32, &op);
+    if t < 32 {
+        let r = combine_first(partial, n / 32, &op);
+        if t == 0 {
+            partial[32] = r;
+        }
+    }
     gpu::sync_threads();
-    r
+    partial[32]
 }
 
 /// The sum of the block's values (integers wrap), in every thread.
