@@ -153,7 +153,11 @@ fn relaxed_loads_see_other_blocks_writes() -> cuprum::Result<()> {
             .map(|c| c.iter().map(|&x| x as u64).sum())
             .collect();
         assert_eq!(stream.to_host(&sums)?, want, "{dev:?}: published sums");
-        assert_eq!(stream.to_host(&total)?, [want.iter().sum::<u64>()], "{dev:?}: total");
+        assert_eq!(
+            stream.to_host(&total)?,
+            [want.iter().sum::<u64>()],
+            "{dev:?}: total"
+        );
         let halves: Vec<f32> = f.iter().map(|&x| 0.5 * x).collect();
         assert_eq!(stream.to_host(&scaled)?, halves, "{dev:?}: halved");
     }

@@ -71,10 +71,7 @@ pub fn dots(out: &mut [f32], x: &[f32]) {
 /// (`PADDED`, a const parameter, sizes it), then applies `f`: a device function taking a
 /// slice and a closure (so checked inline), generic over constants.
 #[device]
-pub fn staged_sum<const PER: usize, const PADDED: usize>(
-    x: &[f32],
-    f: impl Fn(f32) -> f32,
-) -> f32 {
+pub fn staged_sum<const PER: usize, const PADDED: usize>(x: &[f32], f: impl Fn(f32) -> f32) -> f32 {
     let s = gpu::shared_array::<f32, PADDED>();
     let lane = gpu::lane_id() as usize;
     let mut vals = [0.0f32; PER];
