@@ -89,6 +89,29 @@ pub(super) fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)
 const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes";
 
 impl Checker<'_> {
+    /// The const generic parameters of a call of `name` with their values; reports the
+    /// first one the call does not give (at the path) and returns `None`.
+    pub(super) fn given_consts(
+        &mut self,
+        p: &syn::ExprPath,
+        name: &str,
+        params: &[(String, Scalar)],
+        values: &[Option<i128>],
+    ) -> Option<Vec<(String, Scalar, i128)>> {
+        let mut consts = Vec::new();
+        for ((cname, s), v) in params.iter().zip(values) {
+            let Some(v) = v else {
+                self.error(
+                    p,
+                    format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
+                );
+                return None;
+            };
+            consts.push((cname.clone(), *s, *v));
+        }
+        Some(consts)
+    }
+
     /// The value of a const generic argument (`4`, `N`, `{ N * 2 }`) of type `s`.
     pub(super) fn const_generic_arg(
         &mut self,
@@ -283,19 +306,9 @@ impl Checker<'_> {
                 }
             }
         }
-        let mut consts = Vec::new();
-        for ((cname, s), v) in const_params.iter().zip(&const_values) {
-            match v {
-                Some(v) => consts.push((cname.clone(), *s, *v)),
-                None => {
-                    self.error(
-                        p,
-                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
-                    );
-                    return error_expr(span);
-                }
-            }
-        }
+        let Some(consts) = self.given_consts(p, &name, &const_params, &const_values) else {
+            return error_expr(span);
+        };
         let params: Vec<&syn::PatType> = sig
             .inputs
             .iter()

@@ -24,7 +24,7 @@ pub(crate) enum Callable {
         kernel: bool,
         /// The module items (and const generic arguments) its body sees: those where it is
         /// written, whatever function it is called in.
-        module: crate::consts::ModuleItems,
+        module: Box<crate::consts::ModuleItems>,
         /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
         /// parameters and result (as rustc infers a closure's types from the bound).
         signature: Option<(Vec<Ty>, Ty)>,
@@ -121,7 +121,7 @@ impl Checker<'_> {
             generics: self.generics.clone(),
             devices: self.devices.clone(),
             kernel: self.kernel,
-            module: self.consts.module.clone(),
+            module: Box::new(self.consts.module.clone()),
             signature: None,
             function: None,
         })
@@ -341,7 +341,7 @@ impl Checker<'_> {
                 let saved_devices = std::mem::replace(&mut self.devices, devices.clone());
                 let saved_kernel = std::mem::replace(&mut self.kernel, *kernel);
                 let saved_module = (!self.consts.module.same_module(module))
-                    .then(|| self.consts.enter_module(module.clone()));
+                    .then(|| self.consts.enter_module((**module).clone()));
                 let saved_ret = std::mem::replace(&mut self.ret, Ty::Error);
                 let saved_return = self.inline_return;
                 let mut stmts = Vec::new();

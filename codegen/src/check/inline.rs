@@ -517,19 +517,9 @@ impl Checker<'_> {
                 }
             }
         }
-        let mut consts = Vec::new();
-        for ((cname, s), v) in const_params.iter().zip(&const_values) {
-            match v {
-                Some(v) => consts.push((cname.clone(), *s, *v)),
-                None => {
-                    self.error(
-                        p,
-                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
-                    );
-                    return error_expr(span);
-                }
-            }
-        }
+        let Some(consts) = self.given_consts(p, &name, &const_params, &const_values) else {
+            return error_expr(span);
+        };
         let generic_of = |t: &syn::Type| -> Option<usize> {
             match strip_groups(t) {
                 syn::Type::Path(tp) if tp.qself.is_none() => tp

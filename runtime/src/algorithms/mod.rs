@@ -66,6 +66,7 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         op: u32,
     ) -> Result<()>;
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     fn scan_sum(
         stream: &Stream,
         config: LaunchConfig,
@@ -150,6 +151,7 @@ macro_rules! numbers {
             ) -> Result<()> {
                 kernels::reduce_blocks::<$w, $w>::launch(stream, config, out, x, per_block, op)
             }
+            #[allow(clippy::too_many_arguments)]
             fn scan_sum(
                 stream: &Stream,
                 config: LaunchConfig,
