@@ -9,10 +9,10 @@ use cuprum::prelude::*;
 /// Threads per block along each side, and the tiles' side.
 pub const TPB: usize = 16;
 
-/// `C = A · B`, row-major, `A` m×k, `B` k×n: block (`TPB`, `TPB`), grid (n / `TPB`,
-/// m / `TPB`) rounded up.
+/// `C = A · B`, row-major, `A` m×k, `B` k×n: block (`TPB`, `TPB`), the only shape accepted,
+/// grid (n / `TPB`, m / `TPB`) rounded up.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = (16, 16))]
 pub fn fast_matmul(c: &mut [f32], a: &[f32], b: &[f32], m: usize, n: usize, k: usize) {
     let sa = gpu::shared_array_2d::<f32, TPB, TPB>();
     let sb = gpu::shared_array_2d::<f32, TPB, TPB>();

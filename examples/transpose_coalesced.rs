@@ -13,9 +13,9 @@ pub const TILE: usize = 32;
 pub const ROWS: usize = 8;
 
 /// `out` (`width × height`, row-major) = the transpose of `inp` (`height × width`): block
-/// (`TILE`, `ROWS`), grid (`width / TILE`, `height / TILE`) rounded up.
+/// (`TILE`, `ROWS`), the only shape accepted, grid (`width / TILE`, `height / TILE`) rounded up.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = (32, 8))]
 pub fn transpose_coalesced(out: &mut [f32], inp: &[f32], width: usize, height: usize) {
     let tile = gpu::shared_array_2d::<f32, TILE, { TILE + 1 }>();
     let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);

@@ -19,7 +19,7 @@ pub type FnId = usize;
 pub type SiteId = u32;
 
 /// A kernel together with every device function it calls.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Program {
     /// The kernel itself.
     pub kernel: Function,
@@ -50,8 +50,7 @@ impl Program {
     pub fn has_debug_assertions(&self) -> bool {
         let mut found = false;
         for f in std::iter::once(&self.kernel).chain(&self.functions) {
-            let mut body = f.body.clone();
-            crate::walk::block_mut(&mut body, &mut |e| {
+            crate::walk::block(&f.body, &mut |e| {
                 if let ExprKind::Panic(p) = &e.kind {
                     found |= p.debug;
                 }
@@ -62,7 +61,7 @@ impl Program {
 }
 
 /// One function: the kernel or a device function.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Function {
     /// Name as written (for the kernel, the PTX entry name).
     pub name: String,
@@ -120,6 +119,21 @@ pub struct CheckSite {
     pub span: Span,
     /// For [`CheckKind::Panic`]: how the host words the failure.
     pub message: Option<Box<PanicMessage>>,
+    /// Set by an IR pass (`passes`) when the check is not compiled: why it cannot fail.
+    pub elided: Option<Elision>,
+}
+
+/// Why an index check is not compiled (see `passes`). An elided site keeps its place in the
+/// IR, so that the simulator can still confirm, in tests, that it never fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elision {
+    /// The same check, with the same index, ran earlier (checks first, `passes::checks_first`).
+    Prechecked,
+    /// The index is proved below the length (value ranges, `passes::bounds`).
+    InRange,
+    /// The index is proved below the length in the copy of the kernel's body that runs when
+    /// a uniform test on its parameters and lengths holds (`passes::bounds`).
+    Versioned,
 }
 
 /// How the host words a failed assertion or a panic (Rust's wording), from the values the

@@ -7,8 +7,8 @@
 //! the front end that reads what users write before compiling: [`KernelOptions`] (the
 //! attribute), [`launch`] (the syntax of `launch!`), [`device`] (`#[device]` bundles),
 //! [`consts`] (a module's items), [`check_nesting`] and [`check_device_in`]. The other modules
-//! are public only for this crate's tests and tools (hidden from the docs, no stability
-//! promise); `tests/architecture.rs` keeps the macro crate to the list above. Everything here
+//! are private; the compiler's tests are unit tests (`src/tests/`), and `tests/architecture.rs`
+//! keeps the macro crate to the list above. Everything here
 //! can be tested without `proc_macro`. Errors are `syn::Error`s at the user's spans, several
 //! combined into one.
 
@@ -20,30 +20,30 @@ pub mod device;
 pub mod imports;
 pub mod launch;
 
-/// Declares the compiler's internal modules: public only for this crate's tests and tools,
-/// hidden from the docs.
-macro_rules! internal {
-    ($($m:ident),* $(,)?) => {
-        $(#[doc(hidden)] pub mod $m;)*
-    };
-}
+mod check;
+mod emit;
+mod format;
+mod ir;
+mod libdevice;
+mod lower;
+mod options;
+mod param_space;
+mod passes;
+#[cfg(test)]
+mod print;
+mod sass;
+mod sim;
+mod target;
+mod ty;
+mod verify;
+mod walk;
 
-internal!(
-    check,
-    emit,
-    format,
-    ir,
-    libdevice,
-    lower,
-    options,
-    param_space,
-    sass,
-    sim,
-    target,
-    ty,
-    verify,
-    walk,
-);
+// The compiler's own tests reach its private modules by the crate's name, as its users'
+// paths would read.
+#[cfg(test)]
+extern crate self as cuprum_codegen;
+#[cfg(test)]
+mod tests;
 
 use inkwell::context::Context;
 
@@ -139,16 +139,16 @@ pub fn compile_with(
     toolchain: &Toolchain,
 ) -> Result<CompiledKernel, syn::Error> {
     let item = source.item;
-    let program = check::check_kernel_in(
+    let mut program = check::check_kernel_in(
         item,
         options,
         &source.devices,
         &source.generics,
         &source.consts,
     )?;
-    if let Err(e) = verify::verify_program(&program) {
-        return Err(internal_error(&item.sig.ident, &e));
-    }
+    verified(&program, options, item, "checked")?;
+    passes::optimize(&mut program, options);
+    verified(&program, options, item, "optimized")?;
     let name = source.entry.clone();
     let target = options
         .target
@@ -156,6 +156,17 @@ pub fn compile_with(
         .unwrap_or_else(|| toolchain.target.clone());
     param_space::check(item, &program, options, &target)?;
     let libdevice = toolchain.libdevice.as_deref();
+    // A versioned kernel keeps its fast copy only when that copy compiles with fewer
+    // failure paths than the checked body does alone (else the copy doubles the code for
+    // nothing: the backend had proved what the uniform test would).
+    if let Some((fast, checked)) = passes::versions(&program) {
+        let failure_paths = |p: &Program| {
+            lower_and_emit(p, options, &name, &target, item, libdevice).map(|ptx| panic_calls(&ptx))
+        };
+        if failure_paths(&fast)? >= failure_paths(&checked)? {
+            program = checked;
+        }
+    }
     let ptx = lower_and_emit(&program, options, &name, &target, item, libdevice)?;
     let release = if program.has_debug_assertions() {
         let without = KernelOptions {
@@ -177,6 +188,22 @@ pub fn compile_with(
     })
 }
 
+/// `Ok` when `program` keeps every invariant of `verify`, an internal error listing the
+/// violations otherwise.
+fn verified(
+    program: &Program,
+    options: &KernelOptions,
+    item: &syn::ItemFn,
+    stage: &str,
+) -> Result<(), syn::Error> {
+    let problems = verify::problems(program, Some(options.checked));
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let message = format!("the {stage} IR is invalid: {}", problems.join("; "));
+    Err(internal_error(&item.sig.ident, &message))
+}
+
 /// Lowers a checked program to LLVM, links libdevice when it is used, and emits PTX.
 fn lower_and_emit(
     program: &Program,
@@ -194,6 +221,13 @@ fn lower_and_emit(
             .map_err(|e| internal_error(&item.sig.ident, &e))?;
     }
     emit::emit_ptx(&lowered.module, target).map_err(|e| internal_error(&item.sig.ident, &e))
+}
+
+/// The number of calls to the failure handler of checks in `ptx`.
+fn panic_calls(ptx: &str) -> usize {
+    ptx.lines()
+        .filter(|l| l.trim_start().starts_with("call") && l.contains("__cuprum_panic,"))
+        .count()
 }
 
 /// An error that is Cuprum's fault, not the user's.

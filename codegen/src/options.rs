@@ -17,6 +17,9 @@ pub struct KernelOptions {
     pub max_threads: Option<u32>,
     /// `min_blocks = N`: blocks per multiprocessor the register budget must allow.
     pub min_blocks: Option<u32>,
+    /// `block = (X, Y, Z)` (or `(X, Y)`, `X`): the only block shape the kernel is launched
+    /// with (the runtime refuses any other); the IR passes use it as facts.
+    pub block: Option<[u32; 3]>,
     /// `target = "sm_90"`: overrides the default target.
     pub target: Option<Target>,
     /// `instances(f32, f64)`, `instances(128, 256)` (or `instances((f32, 128), ..)` for
@@ -25,12 +28,58 @@ pub struct KernelOptions {
     /// Compile `debug_assert*!` (not an attribute: the macro compiles a kernel that has them
     /// twice, and the user's crate picks one with `cfg!(debug_assertions)`).
     pub debug_assertions: bool,
+    /// Let the IR passes prove index checks redundant (`passes::bounds`). Not an attribute:
+    /// on by default; tests turn it off to compare.
+    pub prove_bounds: bool,
     /// `cooperative`: launched cooperatively (every block resident at once), so that
     /// `gpu::grid_sync()` can wait for the whole grid.
     pub cooperative: bool,
     /// Mistakes that leave the options usable (an instance listed twice), reported with the
     /// kernel's own errors so that nothing else is reported because of them.
     pub repeated: Vec<syn::Error>,
+}
+
+/// The shape of `block = ..`: one to three positive integers whose product is at most 1024,
+/// `z` at most 64.
+fn block_shape(v: &syn::Expr) -> syn::Result<[u32; 3]> {
+    let usage =
+        "`block` takes the block's shape as integers: `block = (32, 8)` or `block = (8, 8, 4)`";
+    let parts: Vec<&syn::Expr> = match v {
+        syn::Expr::Tuple(t) => t.elems.iter().collect(),
+        syn::Expr::Paren(p) => vec![&*p.expr],
+        other => vec![other],
+    };
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(syn::Error::new_spanned(v, usage));
+    }
+    let mut shape = [1u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) = p
+        else {
+            return Err(syn::Error::new_spanned(p, usage));
+        };
+        let limit = if k == 2 { 64 } else { 1024 };
+        match lit.base10_parse::<u32>() {
+            Ok(n) if (1..=limit).contains(&n) => shape[k] = n,
+            _ => {
+                let axis = ["x", "y", "z"][k];
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!("`block`'s {axis} must be between 1 and {limit}"),
+                ));
+            }
+        }
+    }
+    if shape.iter().map(|&n| n as u64).product::<u64>() > 1024 {
+        return Err(syn::Error::new_spanned(
+            v,
+            "a block has at most 1024 threads; `block`'s sizes multiply to more",
+        ));
+    }
+    Ok(shape)
 }
 
 /// One argument of a kernel instance, for a type or a const generic parameter.
@@ -60,11 +109,13 @@ impl Default for KernelOptions {
             fastmath: false,
             max_threads: None,
             min_blocks: None,
+            block: None,
             target: None,
             instances: Vec::new(),
             debug_assertions: true,
             repeated: Vec::new(),
             cooperative: false,
+            prove_bounds: true,
         }
     }
 }
@@ -75,6 +126,7 @@ const ATTRIBUTES: &[(&str, &str)] = &[
     ("fastmath", "`fastmath`"),
     ("max_threads", "`max_threads = N`"),
     ("min_blocks", "`min_blocks = N`"),
+    ("block", "`block = (X, Y, Z)`"),
     ("target", "`target = \"sm_XX\"`"),
     ("instances", "`instances(f32, f64)`"),
     ("cooperative", "`cooperative`"),
@@ -135,6 +187,15 @@ impl KernelOptions {
                         }
                         Some(other) => push(syn::Error::new_spanned(other, usage)),
                         None => {}
+                    }
+                }
+                "block" => {
+                    let usage = "`block` takes the block's shape: `block = (32, 8)`";
+                    if let Some(v) = option_value(&meta, &mut push, usage)? {
+                        match block_shape(&v) {
+                            Ok(shape) => options.block = Some(shape),
+                            Err(e) => push(e),
+                        }
                     }
                 }
                 "instances" => {
@@ -350,6 +411,7 @@ mod tests {
             let parsed_alone: TokenStream = match *name {
                 "max_threads" | "min_blocks" => format!("{name} = 2"),
                 "target" => format!("{name} = \"sm_90\""),
+                "block" => format!("{name} = (32, 8)"),
                 "instances" => format!("{name}(f32)"),
                 _ => name.to_string(),
             }

@@ -311,6 +311,21 @@ impl Emitter<'_> {
             .collect()
     }
 
+    /// Whether an IR pass elided the check of `site` (see `passes`).
+    fn is_elided(&self, site: Option<u32>) -> bool {
+        site.is_some_and(|s| self.program.sites[s as usize].elided.is_some())
+    }
+
+    /// The `Thread` method that checks an index at `site`: `proved` for an elided check.
+    fn index_check(&self, site: Option<u32>) -> Ident {
+        let name = if self.is_elided(site) {
+            "proved"
+        } else {
+            "index"
+        };
+        Ident::new(name, Span::call_site())
+    }
+
     /// A `&'static Loc` for a check at `span`.
     fn loc(&mut self, span: Span) -> TokenStream {
         let rt = rt();
@@ -402,11 +417,12 @@ impl Emitter<'_> {
                 let mut ty = local_ty.clone();
                 for p in &place.proj {
                     match (p, ty.clone()) {
-                        (Proj::Index { index, .. }, Ty::Array(elem, n)) => {
+                        (Proj::Index { index, site }, Ty::Array(elem, n)) => {
                             let i = self.expr(index);
                             let loc = self.loc(span);
                             let n = n as usize;
-                            path = quote!(#path[__t.index(#i, #n, #loc)?]);
+                            let check = self.index_check(*site);
+                            path = quote!(#path[__t.#check(#i, #n, #loc)?]);
                             ty = *elem;
                         }
                         (Proj::Field(k), Ty::Tuple(ts)) => {
@@ -476,16 +492,21 @@ impl Emitter<'_> {
         };
         let base = local_name(place.base);
         if dims.len() <= 1 {
-            let Some((Proj::Index { index, .. }, rest)) = place.proj.split_first() else {
+            let Some((Proj::Index { index, site }, rest)) = place.proj.split_first() else {
                 unreachable!("element access has an index")
             };
+            let i = self.expr(index);
+            if self.is_elided(*site) {
+                let loc = self.loc(span);
+                return (quote!(__t.proved(#i, #base.len(), #loc)?), rest);
+            }
             // The view checks the index itself.
-            return (self.expr(index), rest);
+            return (i, rest);
         }
         let mut flat = quote!(0usize);
         let mut proj = &place.proj[..];
         for (d, &n) in dims.iter().enumerate() {
-            let Some((Proj::Index { index, .. }, rest)) = proj.split_first() else {
+            let Some((Proj::Index { index, site }, rest)) = proj.split_first() else {
                 unreachable!("one index per dimension")
             };
             proj = rest;
@@ -494,7 +515,8 @@ impl Emitter<'_> {
             let n_us = n as usize;
             let stride: u64 = dims[d + 1..].iter().product();
             let stride = stride as usize;
-            flat = quote!((#flat + __t.index(#i, #n_us, #loc)? * #stride));
+            let check = self.index_check(*site);
+            flat = quote!((#flat + __t.#check(#i, #n_us, #loc)? * #stride));
         }
         let _ = base;
         (flat, proj)
@@ -752,11 +774,15 @@ impl Emitter<'_> {
             ExprKind::Print(p) => self.print_call(p),
             ExprKind::IndexCheck { index, len, site } => {
                 let (i, n) = (self.expr(index), self.expr(len));
-                if site.is_some() {
-                    let loc = self.loc(span);
-                    quote!(__t.index(#i, #n, #loc)?)
-                } else {
-                    quote!(#i)
+                match site {
+                    // The site's span: a check that `passes::checks_first` made stands
+                    // elsewhere than the access it checks.
+                    Some(site) => {
+                        let loc = self.loc(self.program.sites[*site as usize].span);
+                        let check = self.index_check(Some(*site));
+                        quote!(__t.#check(#i, #n, #loc)?)
+                    }
+                    None => quote!(#i),
                 }
             }
         }

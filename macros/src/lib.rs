@@ -30,7 +30,7 @@ fn private_at(span: proc_macro2::Span) -> proc_macro2::TokenStream {
 /// `#[kernel] pub fn saxpy(y: &mut [f32], x: &[f32], a: f32) { .. }` defines a type `saxpy`
 /// with `saxpy::PTX` (the PTX text) and a typed `saxpy::launch(&stream, config, args..)`.
 /// Options: `unchecked` (no bounds checks), `fastmath`, `max_threads = N`, `min_blocks = N`,
-/// `target = "sm_90"`.
+/// `block = (X, Y, Z)` (the only block shape it is launched with), `target = "sm_90"`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into()).into()

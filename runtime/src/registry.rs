@@ -42,6 +42,9 @@ pub struct KernelInfo {
     pub checked: bool,
     /// `max_threads` from `#[kernel(max_threads = N)]`, 0 when unset.
     pub max_threads: u32,
+    /// The block shape from `#[kernel(block = (X, Y, Z))]`, `[0, 0, 0]` when unset: the
+    /// compiler relied on it, so a launch with another shape is refused.
+    pub block: [u32; 3],
     /// The runtime checks, indexed by site number.
     pub sites: &'static [Site],
     /// Whether threads wait for each other (the simulator then runs each block's threads as
@@ -117,6 +120,7 @@ mod tests {
             ptx: "",
             checked: true,
             max_threads: 0,
+            block: [0; 3],
             sites,
             cooperative: false,
             shared: &[],

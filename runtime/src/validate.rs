@@ -9,7 +9,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::registry::KernelInfo;
 
-/// `Err` unless `config`'s block and grid fit `dev` and `info`'s `max_threads`. `Ok(false)`
+/// `Err` unless `config`'s block and grid fit `dev` and `info`'s `max_threads` and `block`. `Ok(false)`
 /// for an empty grid (after the block was checked): nothing to launch.
 pub(crate) fn check_config(
     dev: &DeviceCore,
@@ -29,6 +29,13 @@ pub(crate) fn check_config(
         return Err(Error::LaunchConfig(format!(
             "a block of {threads} threads exceeds the limit of {} threads per block",
             dev.max_threads_per_block
+        )));
+    }
+    if info.block != [0; 3] && [b.x, b.y, b.z] != info.block {
+        let [x, y, z] = info.block;
+        return Err(Error::LaunchConfig(format!(
+            "kernel `{}` is declared with block = ({x}, {y}, {z}), but is launched with a block of ({}, {}, {})",
+            info.name, b.x, b.y, b.z
         )));
     }
     if info.max_threads != 0 && threads > info.max_threads as u64 {

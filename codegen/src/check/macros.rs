@@ -170,6 +170,7 @@ impl Checker<'_> {
                 user,
                 values: Vec::new(),
             })),
+            elided: None,
         });
         let site = self.sites.len() as SiteId - 1;
         Expr {

@@ -10,16 +10,7 @@ use crate::ty::{Scalar, Ty};
 impl<'ctx> FnLower<'_, 'ctx> {
     /// Lowers a block; returns its value.
     pub(crate) fn block(&mut self, block: &Block) -> Option<BasicValueEnum<'ctx>> {
-        if self.check_mode.is_some() {
-            self.check_block(block);
-            return None;
-        }
-        // Statements before `covered` belong to a run whose checks were considered.
-        let mut covered = 0;
-        for (i, s) in block.stmts.iter().enumerate() {
-            if i >= covered && self.is_open() {
-                covered = self.hoist_checks(block, i);
-            }
+        for s in &block.stmts {
             match s {
                 Stmt::Let { pat, init } => {
                     let v = self.expr(init);
@@ -29,9 +20,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     self.expr(e);
                 }
             }
-        }
-        if block.tail.is_some() && block.stmts.len() >= covered && self.is_open() {
-            self.hoist_checks(block, block.stmts.len());
         }
         block.tail.as_ref().and_then(|t| self.expr(t))
     }
@@ -232,8 +220,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::IndexCheck { index, len, site } => {
                 let i = self.expr(index)?.into_int_value();
                 let n = self.expr(len)?.into_int_value();
-                if let Some(site) = site {
-                    self.check_in_bounds(*site, i, n);
+                if let Some(site) = site.filter(|s| !self.is_elided(*s)) {
+                    self.check_in_bounds(site, i, n);
                 }
                 Some(i.into())
             }

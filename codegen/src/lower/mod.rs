@@ -10,7 +10,6 @@ mod builtin;
 mod constant;
 mod expr;
 mod grid;
-mod hoist;
 mod lines;
 mod place;
 mod report;
@@ -89,6 +88,7 @@ pub fn lower_program<'ctx>(
         let mut lower = FnLower::new(ctx, &module, f, func, options, panic_fn);
         lower.shared = shared.clone();
         lower.fns = fns.clone();
+        lower.sites = &program.sites;
         lower.scope = Some(lines.function(func, f.span));
         lower.body(false);
         libdevice_uses.append(&mut lower.libdevice_uses);
@@ -96,6 +96,7 @@ pub fn lower_program<'ctx>(
     let mut lower = FnLower::new(ctx, &module, &program.kernel, kernel, options, panic_fn);
     lower.shared = shared;
     lower.fns = fns;
+    lower.sites = &program.sites;
     lower.scope = Some(lines.function(kernel, program.kernel.span));
     lower.body(true);
     libdevice_uses.append(&mut lower.libdevice_uses);
@@ -244,13 +245,8 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// The grid barrier's word (cooperative kernels only; see `grid.rs`).
     pub grid_arg: Option<PointerValue<'ctx>>,
-    /// The index projections whose checks already ran ahead of their run of statements
-    /// (see `hoist.rs`), by address.
-    pub prechecked: std::collections::HashSet<*const crate::ir::Proj>,
-    /// Lowering a run's checks only (see `hoist.rs`): blocks emit checks, not effects. Holds
-    /// the initializers of the run's `let`s that are not replayed (their value is not known
-    /// at the run's start), by address.
-    pub check_mode: Option<std::collections::HashSet<*const crate::ir::Expr>>,
+    /// The program's check sites: an elided one is not compiled (see `passes`).
+    pub sites: &'a [crate::ir::CheckSite],
     /// The function's subprogram, the scope of its source locations.
     pub scope: Option<*mut std::ffi::c_void>,
     /// The span whose line the instructions being built carry.
@@ -584,8 +580,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             libdevice_uses: Vec::new(),
             panic_arg: None,
             grid_arg: None,
-            prechecked: std::collections::HashSet::new(),
-            check_mode: None,
+            sites: &[],
             scope: None,
             location: None,
             entry,

@@ -140,6 +140,21 @@ impl<'ctx> FnLower<'_, 'ctx> {
         (ptr, align)
     }
 
+    /// The site of an index projection, unless its check is elided (see `passes`).
+    pub(crate) fn checked_site(&self, proj: &Proj) -> Option<u32> {
+        match proj {
+            Proj::Index { site: Some(s), .. } if !self.is_elided(*s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Whether an IR pass elided the check of `site`.
+    pub(crate) fn is_elided(&self, site: u32) -> bool {
+        self.sites
+            .get(site as usize)
+            .is_some_and(|s| s.elided.is_some())
+    }
+
     /// Whether a place is in global or shared memory (a slice or a shared array), not a
     /// local; there `bool` is a byte.
     pub(crate) fn in_device_memory(&self, place: &Place) -> bool {

@@ -405,6 +405,7 @@ fn info(k: &Artifact, options: &KernelOptions) -> TokenStream {
     let entry = &k.entry;
     let checked = k.records_failures;
     let max_threads = options.max_threads.unwrap_or(0);
+    let [block_x, block_y, block_z] = options.block.unwrap_or([0; 3]);
     let sites = k.sites.iter().map(|s| {
         let kind = format_ident!("{}", s.kind);
         let message = match &s.message {
@@ -447,6 +448,7 @@ fn info(k: &Artifact, options: &KernelOptions) -> TokenStream {
         ptx: #ptx,
         checked: #checked,
         max_threads: #max_threads,
+        block: [#block_x, #block_y, #block_z],
         sites: &[#(#sites),*],
         sass: #sass,
         cooperative: #cooperative,

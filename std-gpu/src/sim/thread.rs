@@ -188,6 +188,23 @@ impl Thread {
         }
     }
 
+    /// An index whose check the compiler proved redundant and did not compile for the GPU
+    /// (an elided check site): still checked here, and a failure is reported as the
+    /// compiler's mistake, so that every kernel the simulator runs also tests the proofs.
+    #[inline]
+    pub fn proved(&self, index: usize, len: usize, loc: &'static Loc) -> Result<usize, Stop> {
+        if index < len {
+            Ok(index)
+        } else {
+            Err(self.fail(
+                format!(
+                    "internal error in Cuprum's compiler (please report it with this kernel): an index check proved redundant failed: the len is {len} but the index is {index}"
+                ),
+                Some(*loc),
+            ))
+        }
+    }
+
     /// Checks a `step_by` step.
     #[inline]
     pub fn step(&self, step: usize, loc: &'static Loc) -> Result<usize, Stop> {

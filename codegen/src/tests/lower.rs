@@ -1,6 +1,6 @@
 //! Lowering and emission: the PTX each construct produces.
 
-mod common;
+use super::common;
 
 use common::{compile, compile_with, entry_body};
 use cuprum_codegen::KernelOptions;
@@ -52,7 +52,9 @@ fn bounds_checks_call_the_panic_path_and_unchecked_removes_it() {
         "{}",
         checked.ptx
     );
-    assert_eq!(checked.program.sites.len(), 2);
+    // Two checks (the passes may add elided copies of them).
+    let live = checked.program.sites.iter().filter(|s| s.elided.is_none());
+    assert_eq!(live.count(), 2);
     let unchecked = compile_with(
         src,
         &KernelOptions {

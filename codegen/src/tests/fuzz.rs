@@ -46,7 +46,7 @@ const CORPUS: &[&str] = &[
     // Shared memory, barriers and fences.
     "fn shared(o: &mut [f32], x: &[f32]) { let t = gpu::shared_array::<f32, 256>(); let g = gpu::shared_array_2d::<u32, 16, { 16 + 1 }>(); let tid = gpu::thread_idx().x as usize; t[tid % 256] = x[tid % x.len()]; g[tid % 16][tid % 17] = tid as u32; gpu::sync_threads(); gpu::thread_fence_block(); let n = gpu::sync_threads_count(tid % 2 == 0); if gpu::sync_threads_or(n > 3) { o[tid % o.len()] = t[255 - tid % 256] + g[0][tid % 17] as f32; } }",
     "fn dynamic(o: &mut [f64]) { let d = gpu::dynamic_shared::<f64>(); let tid = gpu::thread_idx().x as usize; if tid < d.len() { d[tid] = tid as f64; } gpu::sync_threads(); if tid < d.len() && tid < o.len() { o[tid] = d[d.len() - 1 - tid]; } gpu::thread_fence(); }",
-        // Runs whose checks go first (lower/hoist.rs): stored loads, known and unknown lets, an
+        // Runs whose checks go first (passes/checks_first.rs): stored loads, known and unknown lets, an
     // `if` and a short loop.
     "fn runs(a: &mut [f32], b: &mut [f32], x: &[f32], n: u32) { let t = gpu::thread_idx().x as usize; let tile = gpu::shared_array_2d::<f32, 32, 33>(); let v = [x[t], x[t + 1]]; let w = v[0] + 1.0; a[t] = x[t + 2]; b[t] = x[t + 3] * w; for k in [0usize, 8, 16, 24] { let r = t / 32 + k; if r < n as usize { tile[r % 32][t % 33] = x[r * 32 + t % 32]; } } gpu::sync_threads(); a[0] = tile[1][2]; }",
     // Atomics on global and shared memory, every scope.

@@ -1,0 +1,315 @@
+//! The IR as a checked boundary: its printer (snapshots of what the checker and the IR
+//! passes make), the verifier (every violated invariant, each reported), and the passes'
+//! results keyed by check site.
+
+use super::common;
+
+use cuprum_codegen::ir::{ExprKind, Proj, Stmt};
+use cuprum_codegen::{check, passes, print, verify, KernelOptions, Program};
+
+/// The checked IR of a kernel, before the passes.
+fn checked(src: &str, options: &KernelOptions) -> Program {
+    check::check_kernel(&common::parse(src), options, &Default::default(), &[])
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The IR before and after the passes, as text; both must verify.
+fn before_after(src: &str) -> String {
+    let options = KernelOptions::default();
+    let mut p = checked(src, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    let before = print::program(&p);
+    passes::optimize(&mut p, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    format!("{before}\n=== after the passes ===\n{}", print::program(&p))
+}
+
+const SAXPY: &str = "fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = gpu::global_id_x();
+    if i < y.len() {
+        y[i] = a * x[i] + y[i];
+    }
+}";
+
+/// Two tile loads that store loaded values: checks first.
+const TILES: &str = "fn tiles(a: &[f32], b: &[f32], o: &mut [f32], n: usize) {
+    let ta = gpu::shared_array::<f32, 16>();
+    let tb = gpu::shared_array::<f32, 16>();
+    let t = gpu::thread_idx().x as usize;
+    ta[t] = a[n * 16 + t];
+    tb[t] = b[n * 16 + t];
+    gpu::sync_threads();
+    o[t] = ta[t] + tb[t];
+}";
+
+const LOOPS: &str = "fn loops(o: &mut [u32], n: u32) {
+    let mut k = 0u32;
+    let mut s = 0u32;
+    while k < n {
+        k += 1;
+        if k % 3 == 0 { continue; }
+        s += k / (n - k + 1);
+        if s > 100 { break; }
+    }
+    for j in (0..8).step_by(2) { o[j] = s; }
+    let r = loop { if k > 0 { break k; } k += 1; };
+    o[0] = r;
+}";
+
+#[test]
+fn printer_shows_sites_and_types() {
+    insta::assert_snapshot!("saxpy", before_after(SAXPY));
+}
+
+#[test]
+fn printer_shows_checks_made_first() {
+    insta::assert_snapshot!("tiles", before_after(TILES));
+}
+
+#[test]
+fn printer_shows_loops_and_their_exits() {
+    insta::assert_snapshot!("loops", before_after(LOOPS));
+}
+
+#[test]
+fn unchecked_kernels_have_no_sites_and_the_passes_leave_them() {
+    let options = KernelOptions {
+        checked: false,
+        ..KernelOptions::default()
+    };
+    let mut p = checked(TILES, &options);
+    let before = print::program(&p);
+    passes::optimize(&mut p, &options);
+    assert_eq!(print::program(&p), before);
+    assert!(!before.contains("@s"), "{before}");
+    assert_eq!(verify::problems(&p, Some(false)), Vec::<String>::new());
+}
+
+#[test]
+fn checks_first_keeps_the_sites_and_elides_the_accesses() {
+    // Checks first alone (the bounds pass would version this kernel).
+    let options = KernelOptions {
+        prove_bounds: false,
+        ..KernelOptions::default()
+    };
+    let mut p = checked(TILES, &options);
+    let n = p.sites.len();
+    passes::optimize(&mut p, &options);
+    // The checks made first carry the original sites (so the PTX names the same sites);
+    // the accesses got new, elided ones.
+    let firsts: Vec<u32> = p
+        .kernel
+        .body
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Expr(e) => match &e.kind {
+                ExprKind::IndexCheck { site, .. } => *site,
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // In Rust's order: the value's read, then the place written.
+    assert_eq!(firsts, vec![1, 0, 3, 2], "{}", print::program(&p));
+    assert!(p.sites[..n].iter().all(|s| s.elided.is_none()));
+    assert!(p.sites[n..].iter().all(|s| s.elided.is_some()));
+    assert_eq!(p.sites.len(), n + 4);
+}
+
+#[test]
+fn the_verifier_reports_every_violation() {
+    let mut p = checked(LOOPS, &KernelOptions::default());
+    assert!(verify::problems(&p, Some(true)).is_empty());
+    let sites = p.sites.len() as u32;
+    let locals = p.kernel.locals.len();
+    // A local, a loop, a site out of range; a `break` moved out of its loop; an index of
+    // the wrong type.
+    let body = &mut p.kernel.body;
+    let Stmt::Let { init, .. } = &mut body.stmts[0] else {
+        panic!("let")
+    };
+    init.kind = ExprKind::Read(cuprum_codegen::ir::Place {
+        base: locals + 5,
+        proj: Vec::new(),
+        ty: init.ty.clone(),
+    });
+    let mut moved_break = None;
+    for s in &mut body.stmts {
+        if let Stmt::Expr(e) = s {
+            match &mut e.kind {
+                ExprKind::While(id, _, b) => {
+                    *id = 99;
+                    cuprum_codegen::walk::block(b, &mut |x| {
+                        if matches!(x.kind, ExprKind::Break(..)) && moved_break.is_none() {
+                            moved_break = Some(x.clone());
+                        }
+                    });
+                }
+                ExprKind::For { body, .. } => {
+                    let Some(Stmt::Expr(a)) = body.stmts.first_mut() else {
+                        panic!("o[j] = s")
+                    };
+                    let ExprKind::Assign(place, _) = &mut a.kind else {
+                        panic!("assignment")
+                    };
+                    let Proj::Index { site, index } = &mut place.proj[0] else {
+                        panic!("index")
+                    };
+                    *site = Some(sites + 7);
+                    index.ty = cuprum_codegen::ty::Ty::U32;
+                }
+                _ => {}
+            }
+        }
+    }
+    let moved_break = moved_break.expect("the while loop's break");
+    body.stmts.push(Stmt::Expr(moved_break));
+    let problems = verify::problems(&p, Some(true)).join("\n");
+    for expected in [
+        "local l",
+        "loop 99 out of range",
+        "`break` of loop",
+        &format!("check site s{} out of range", sites + 7),
+        "index of type u32",
+    ] {
+        assert!(
+            problems.contains(expected),
+            "missing {expected:?} in:\n{problems}"
+        );
+    }
+}
+
+/// The IR of a kernel compiled with `#[kernel(..)]` options, after the passes.
+fn optimized(src: &str, attr: proc_macro2::TokenStream) -> String {
+    let options = KernelOptions::parse(attr).unwrap();
+    let mut p = checked(src, &options);
+    passes::optimize(&mut p, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    print::program(&p)
+}
+
+const TRANSPOSE: &str =
+    "fn transpose_coalesced(odata: &mut [f32], idata: &[f32], w: usize, h: usize) {
+    let tile = gpu::shared_array_2d::<f32, 32, 33>();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut x = gpu::block_idx().x as usize * 32 + tx;
+    let mut y = gpu::block_idx().y as usize * 32 + ty;
+    for j in (0..32).step_by(8) {
+        if x < w && y + j < h {
+            tile[ty + j][tx] = idata[(y + j) * w + x];
+        }
+    }
+    gpu::sync_threads();
+    x = gpu::block_idx().y as usize * 32 + tx;
+    y = gpu::block_idx().x as usize * 32 + ty;
+    for j in (0..32).step_by(8) {
+        if x < h && y + j < w {
+            odata[(y + j) * h + x] = tile[tx][ty + j];
+        }
+    }
+}";
+
+#[test]
+fn bounds_uses_the_block_shape() {
+    insta::assert_snapshot!(
+        "transpose_block",
+        optimized(TRANSPOSE, quote::quote!(block = (32, 8)))
+    );
+}
+
+const JACOBI: &str = "fn jacobi_2d(out: &mut [f32], a: &[f32], nx: usize, ny: usize) {
+    let i = gpu::global_id_x();
+    let j = gpu::global_id_y();
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        let c = j * nx + i;
+        out[c] = 0.25 * (a[c - 1] + a[c + 1] + a[c - nx] + a[c + nx]);
+    }
+}";
+
+#[test]
+fn bounds_versions_the_body_on_a_uniform_test() {
+    insta::assert_snapshot!("jacobi_versioned", optimized(JACOBI, quote::quote!()));
+}
+
+/// The bench's Jacobi step: a boundary test by `==` under `i < n && j < n`.
+const JACOBI_EQ: &str = "fn jacobi(out: &mut [f32], inp: &[f32], n: u32) {
+    let j = (gpu::block_idx().x * 32 + gpu::thread_idx().x) as usize;
+    let i = (gpu::block_idx().y * 8 + gpu::thread_idx().y) as usize;
+    let n = n as usize;
+    if i < n && j < n {
+        let idx = i * n + j;
+        if i == 0 || j == 0 || i == n - 1 || j == n - 1 {
+            out[idx] = inp[idx];
+        } else {
+            out[idx] = 0.25 * ((inp[idx - n] + inp[idx + n]) + (inp[idx - 1] + inp[idx + 1]));
+        }
+    }
+}";
+
+#[test]
+fn bounds_learns_from_equality_tests() {
+    let ir = optimized(JACOBI_EQ, quote::quote!());
+    // Every access of the first copy is elided; the second keeps all seven checks.
+    assert_eq!(ir.matches(":versioned]").count(), 7, "{ir}");
+    for site in 0..7 {
+        assert!(ir.contains(&format!(" @s{site}]")), "{ir}");
+    }
+    insta::assert_snapshot!("jacobi_eq_versioned", ir);
+}
+
+#[test]
+fn loops_are_checked_once_for_every_turn() {
+    // Loop predication: every turn's index is below `n * m` (and `k < n` in the `while`),
+    // so one uniform test covers all turns; the copy keeps no check of `out` or `a`.
+    let src = "fn rows(out: &mut [f32], a: &[f32], n: usize, m: usize) {
+        let j = gpu::global_id_x();
+        if j < m {
+            for i in 0..n {
+                out[i * m + j] = 1.0;
+            }
+            let mut k = 0;
+            while k < n {
+                out[j] += a[k];
+                k += 1;
+            }
+        }
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert_eq!(ir.matches(":versioned]").count(), 3, "{ir}");
+    assert!(
+        ir.contains("<= len(out_0)") && ir.contains("<= len(a_1)"),
+        "{ir}"
+    );
+}
+
+#[test]
+fn a_guard_on_the_index_itself_proves_it_even_if_it_wraps() {
+    // `i + 256` may wrap (nothing bounds `i`), but the access uses the value the guard
+    // compared: in range, no versioning needed (reduction #6's second load).
+    let src = "fn pairs(out: &mut [f32], x: &[f32], step: usize) {
+        let mut i = gpu::global_id_x();
+        let mut sum = 0.0f32;
+        while i < x.len() {
+            sum += x[i];
+            if i + 256 < x.len() {
+                sum += x[i + 256];
+            }
+            i += step;
+        }
+        if i - 1 < out.len() {
+            out[i - 1] = sum;
+        }
+        out[0] = sum;
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert_eq!(ir.matches("(elided: in range)").count(), 3, "{ir}");
+    assert!(!ir.contains("versioned"), "{ir}");
+    // A different expression than the one compared is not proved by it.
+    let other = src.replace("sum += x[i + 256]", "sum += x[i + 255]");
+    // Nor versioned on a test that can never hold (`len(x) + 255 <= len(x)`).
+    let ir = optimized(&other, quote::quote!());
+    assert_eq!(ir.matches("(elided: in range)").count(), 2, "{ir}");
+    assert!(!ir.contains("versioned"), "{ir}");
+}

@@ -1,0 +1,169 @@
+//! Kernels written the way CUDA's samples and Numba's documentation write them (issue 15),
+//! whose checks the IR passes (`codegen/src/passes`) prove redundant or keep. Their PTX is
+//! snapshotted in `tests/bce_ptx.rs`; `tests/gpu_bce.rs` runs them against the CPU.
+
+use cuprum::prelude::*;
+
+/// Tile edge of `transpose_coalesced` (CUDA samples' `TILE_DIM`).
+pub const TILE_DIM: usize = 32;
+/// Rows of threads per tile (CUDA samples' `BLOCK_ROWS`).
+pub const BLOCK_ROWS: usize = 8;
+
+/// CUDA samples' `transposeCoalesced`: `odata = idata^T` for a `h × w` matrix, 32×8 threads
+/// per 32×32 tile, `tile[32][33]` in shared memory.
+#[kernel(block = (32, 8))]
+pub fn transpose_coalesced(odata: &mut [f32], idata: &[f32], w: usize, h: usize) {
+    let tile = gpu::shared_array_2d::<f32, 32, 33>();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut x = gpu::block_idx().x as usize * TILE_DIM + tx;
+    let mut y = gpu::block_idx().y as usize * TILE_DIM + ty;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        if x < w && y + j < h {
+            tile[ty + j][tx] = idata[(y + j) * w + x];
+        }
+    }
+    gpu::sync_threads();
+    x = gpu::block_idx().y as usize * TILE_DIM + tx;
+    y = gpu::block_idx().x as usize * TILE_DIM + ty;
+    for j in (0..TILE_DIM).step_by(BLOCK_ROWS) {
+        if x < h && y + j < w {
+            odata[(y + j) * h + x] = tile[tx][ty + j];
+        }
+    }
+}
+
+/// One Jacobi sweep of the 2-D Laplace equation on an `nx × ny` grid (row-major, `x` along
+/// rows), guarded the way stencil codes guard their interior.
+#[kernel]
+pub fn jacobi_2d(out: &mut [f32], a: &[f32], nx: usize, ny: usize) {
+    let i = gpu::global_id_x();
+    let j = gpu::global_id_y();
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        let c = j * nx + i;
+        out[c] = 0.25 * (a[c - 1] + a[c + 1] + a[c - nx] + a[c + nx]);
+    }
+}
+
+/// Edge of `fast_matmul`'s shared tiles (Numba's `TPB`).
+pub const TPB: usize = 16;
+
+/// Numba's documented `fast_matmul`: `c = a × b` for `n × n` matrices, 16×16 threads per
+/// block, both operands staged through 16×16 shared tiles.
+#[kernel(block = (16, 16))]
+pub fn fast_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: usize) {
+    let sa = gpu::shared_array_2d::<f32, 16, 16>();
+    let sb = gpu::shared_array_2d::<f32, 16, 16>();
+    let x = gpu::global_id_x();
+    let y = gpu::global_id_y();
+    let tx = gpu::thread_idx().x as usize;
+    let ty = gpu::thread_idx().y as usize;
+    let mut tmp = 0.0f32;
+    for i in 0..(n + TPB - 1) / TPB {
+        sa[ty][tx] = 0.0;
+        sb[ty][tx] = 0.0;
+        if y < n && tx + i * TPB < n {
+            sa[ty][tx] = a[y * n + tx + i * TPB];
+        }
+        if x < n && ty + i * TPB < n {
+            sb[ty][tx] = b[(ty + i * TPB) * n + x];
+        }
+        gpu::sync_threads();
+        for j in 0..TPB {
+            tmp += sa[ty][j] * sb[j][tx];
+        }
+        gpu::sync_threads();
+    }
+    if y < n && x < n {
+        c[y * n + x] = tmp;
+    }
+}
+
+/// `c = a + b`, one element per thread.
+#[kernel]
+pub fn vector_add(c: &mut [f32], a: &[f32], b: &[f32]) {
+    let i = gpu::global_id_x();
+    if i < c.len() {
+        c[i] = a[i] + b[i];
+    }
+}
+
+/// `out[i] = a[i - 1] + a[i] + a[i + 1]` inside `1 <= i < n - 1` for `n = a.len()`, with the
+/// guard written as stencil codes write it (its `+ 1` wraps for a huge `i`, which a launch
+/// cannot make, but `shift` can): the proofs must keep every check the guard does not
+/// cover.
+#[kernel]
+pub fn guarded_stencil(out: &mut [f32], a: &[f32], shift: usize) {
+    let n = a.len();
+    let i = gpu::global_id_x().wrapping_add(shift);
+    if i >= 1 && i + 1 < n {
+        out[i] = a[i - 1] + a[i] + a[i + 1];
+    }
+}
+
+/// Early exit, a loop to a slice's length with a step, a `while` counter and a shared slot
+/// per thread of a fixed block: each index is proved or checked.
+#[kernel(block = (64, 1, 1))]
+pub fn guard_forms(out: &mut [u32], a: &[u32], stride: usize, limit: usize) {
+    let slot = gpu::shared_array::<u32, 64>();
+    let t = gpu::thread_idx().x as usize;
+    let i = gpu::global_id_x();
+    slot[t] = 0;
+    if i >= out.len() {
+        return;
+    }
+    let mut s = 0u32;
+    for k in (t..a.len()).step_by(stride) {
+        s = s.wrapping_add(a[k]);
+    }
+    let mut j = i;
+    while j < limit {
+        s = s.wrapping_add(a[j]);
+        j += 64;
+    }
+    slot[t] = s;
+    out[i] = slot[t];
+}
+
+/// Guards whose arithmetic can wrap, subtractions below zero, `!=` bounds, a counter assigned
+/// in branches and a polynomial index: the passes must keep every check that these do not
+/// prove (`tests/gpu_bce.rs` runs it with extreme parameters).
+#[kernel]
+pub fn tricky(out: &mut [u32], a: &[u32], n: u32, m: usize, k: usize, rows: u32) {
+    let i = gpu::global_id_x();
+    if i >= out.len() {
+        return;
+    }
+    let mut acc = 0u32;
+    let w = (gpu::thread_idx().x.wrapping_add(n)) as usize;
+    if w < a.len() {
+        acc = acc.wrapping_add(a[w]);
+    }
+    if i >= k && i - k < a.len() {
+        acc = acc.wrapping_add(a[i - k]);
+    }
+    if i.wrapping_add(m) < a.len() {
+        acc = acc.wrapping_add(a[i.wrapping_add(m)]);
+        acc = acc.wrapping_add(a[i]);
+    }
+    if m != 0 && i < m && i != m - 1 {
+        acc = acc.wrapping_add(a[i + 1]);
+    }
+    let mut j = i;
+    while j < a.len() {
+        acc = acc.wrapping_add(a[j]);
+        if j % 2 == 0 {
+            j += 3;
+        } else {
+            j = j * 2 + 1;
+        }
+    }
+    for r in 0..rows as usize {
+        let idx = r.wrapping_mul(m).wrapping_add(k);
+        if idx < a.len() {
+            acc ^= a[idx];
+        }
+        acc ^= a[r * 4 % (a.len() + 1)];
+    }
+    out[i] = acc;
+}
