@@ -497,8 +497,7 @@ impl Checker<'_> {
             for (k, g) in a.args.iter().enumerate() {
                 match kinds.get(k) {
                     Some(Some(true)) => {
-                        if let (syn::GenericArgument::Type(t), true) =
-                            (g, types_seen < bound.len())
+                        if let (syn::GenericArgument::Type(t), true) = (g, types_seen < bound.len())
                         {
                             bound[types_seen] = self.scalar_type(t);
                         }

@@ -146,8 +146,15 @@ impl<'ctx> FnLower<'_, 'ctx> {
     }
 
     /// `load atomic monotonic` at `scope`: `ld.relaxed.<cta|gpu|sys>`.
-    fn relaxed_load(&self, ptr: PointerValue<'ctx>, s: Scalar, scope: Scope) -> BasicValueEnum<'ctx> {
-        let v = ok!(self.b.build_load(super::scalar_type(self.ctx, s), ptr, "relaxed"));
+    fn relaxed_load(
+        &self,
+        ptr: PointerValue<'ctx>,
+        s: Scalar,
+        scope: Scope,
+    ) -> BasicValueEnum<'ctx> {
+        let v = ok!(self
+            .b
+            .build_load(super::scalar_type(self.ctx, s), ptr, "relaxed"));
         let i = v.as_instruction_value().expect("a load is an instruction");
         let _ = i.set_alignment(s.bits() / 8);
         // SAFETY: `i` is a load on this context; monotonic is a load's ordering.
