@@ -48,6 +48,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         atomics::atomics_f32,
         atomics::atomics_f64,
         atomics::shared_atomics,
+        atomics::relaxed_loads,
         checks::shifted_copy,
         checks::divide,
         checks::run_off_the_end,
@@ -196,6 +197,21 @@ fn shared_memory_kernels_use_the_shared_space() {
         }
     }
     assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
+}
+
+/// `gpu::atomic_load` is a relaxed load at its scope (global at device and system scope; on
+/// shared memory block scope is device scope, as for the other atomics), not a
+/// read-modify-write.
+#[test]
+fn atomic_loads_are_relaxed_loads() {
+    let ptx = atomics::relaxed_loads::PTX;
+    for want in [
+        "ld.relaxed.gpu.global.b64",
+        "ld.relaxed.sys.global.b32",
+        "ld.relaxed.gpu.shared.b64",
+    ] {
+        assert!(ptx.contains(want), "no {want} in\n{ptx}");
+    }
 }
 
 /// A block collective after a `&&` guard keeps exactly the barriers and shuffles of its source

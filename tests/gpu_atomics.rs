@@ -129,3 +129,37 @@ fn atomics_on_shared_memory() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// `gpu::atomic_load`: the last block adds the sums the other blocks published (each read
+/// with a relaxed load), and each thread halves its element of `scaled`, read with one.
+#[test]
+fn relaxed_loads_see_other_blocks_writes() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let (n, blocks) = (5000usize, 20usize);
+        let mut r = fastrand::Rng::new();
+        let v: Vec<u32> = (0..n).map(|_| r.u32(1..100_000)).collect();
+        let f: Vec<f32> = (0..n).map(|_| r.f32() * 100.0 - 50.0).collect();
+        let dv = stream.to_device(&v)?;
+        let mut scaled = stream.to_device(&f)?;
+        let mut total = stream.alloc_zeros::<u64>(1)?;
+        let mut sums = stream.alloc_zeros::<u64>(blocks)?;
+        let mut done = stream.alloc_zeros::<u32>(1)?;
+        launch!(relaxed_loads<<<blocks as u32, 256, stream>>>(
+            &mut total, &mut sums, &mut done, &mut scaled, &dv
+        ))?;
+        let want: Vec<u64> = v
+            .chunks(256)
+            .map(|c| c.iter().map(|&x| x as u64).sum())
+            .collect();
+        assert_eq!(stream.to_host(&sums)?, want, "{dev:?}: published sums");
+        assert_eq!(
+            stream.to_host(&total)?,
+            [want.iter().sum::<u64>()],
+            "{dev:?}: total"
+        );
+        let halves: Vec<f32> = f.iter().map(|&x| 0.5 * x).collect();
+        assert_eq!(stream.to_host(&scaled)?, halves, "{dev:?}: halved");
+    }
+    Ok(())
+}

@@ -100,3 +100,24 @@ fn device_function_with_a_const_parameter() -> cuprum::Result<()> {
         Ok(())
     })
 }
+
+/// A device function checked inline (it takes a slice and a closure) sees the const
+/// arguments of each call (`PADDED` sizes its shared array), and the closure passed to it the
+/// const parameters of the kernel that wrote it.
+#[test]
+fn inlined_device_function_with_const_parameters() -> cuprum::Result<()> {
+    on_backends(|dev| {
+        let stream = dev.default_stream();
+        let x = cuprum_testkit::random_f32(128, -3.0, 3.0);
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.to_device(&[f32::NAN; 2])?;
+        launch!(staged_sums::<3><<<1, 32, stream>>>(&mut out, &dx))?;
+        let got = stream.to_host(&out)?;
+        let a = x[..64].iter().sum::<f32>() + 0.5;
+        let b = x.iter().sum::<f32>() * 3.0;
+        if let Err(e) = cuprum_testkit::compare_f32(&got, &[a, b], &[200.0, 600.0], 1e-6) {
+            panic!("{e}");
+        }
+        Ok(())
+    })
+}

@@ -522,6 +522,9 @@ pub enum AtomicOp {
     Inc,
     /// `atomic_dec(place, limit)`: `old == 0 || old > limit ? limit : old - 1`
     Dec,
+    /// `atomic_load(place)`: a relaxed read at the scope (`ld.relaxed.gpu`), which a
+    /// compiler never merges with another nor moves out of a loop
+    Load,
 }
 
 impl AtomicOp {
@@ -533,6 +536,7 @@ impl AtomicOp {
             AtomicOp::Min => "min",
             AtomicOp::Max => "max",
             AtomicOp::Exch => "exch",
+            AtomicOp::Load => "load",
             AtomicOp::Cas => "cas",
             AtomicOp::And => "and",
             AtomicOp::Or => "or",

@@ -1026,6 +1026,12 @@ impl Emitter<'_> {
             Scalar::Isize => Scalar::Usize,
             other => other,
         });
+        if op == AtomicOp::Load {
+            return quote!({
+                let __p = #element;
+                __p.update(move |__o: #t| __o)
+            });
+        }
         let v = vals.first().cloned().unwrap_or_default();
         let update = match (op, s.is_float()) {
             (AtomicOp::Add, true) => quote!(__o + __v),
@@ -1046,6 +1052,7 @@ impl Emitter<'_> {
             (AtomicOp::Dec, _) => {
                 quote!(if __o == 0 || (__o as #u) > (__v as #u) { __v } else { __o.wrapping_sub(1) })
             }
+            (AtomicOp::Load, _) => unreachable!("loads return above"),
             (AtomicOp::Cas, _) => {
                 let new = &vals[1];
                 return quote!({

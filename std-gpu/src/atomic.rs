@@ -2,7 +2,9 @@
 //!
 //! In a kernel the place is an element of a `&mut [T]` parameter or of a shared array; the
 //! operation is one indivisible read-modify-write at device scope (`_block` and `_system`
-//! variants for the other scopes). On the host (a `#[device]` function called as ordinary
+//! variants for the other scopes), or, for `atomic_load`, one indivisible read (a relaxed
+//! load: a loop that polls a flag another block sets sees the new value, no read-modify-write
+//! needed). On the host (a `#[device]` function called as ordinary
 //! Rust) they are plain read-modify-writes of the `&mut` place.
 
 use std::ops::{Add, BitAnd, BitOr, BitXor, Sub};
@@ -126,6 +128,9 @@ scoped! {
     /// `*place = if *place >= limit { 0 } else { *place + 1 }` (unsigned comparison, CUDA's
     /// `atomicInc`); returns the old value.
     atomic_inc atomic_inc_block atomic_inc_system <T: AtomicInt>(limit: T) => |o| if T::unsigned_ge(o, limit) { T::ZERO } else { T::atomic_add(o, T::ONE) };
+    /// `*place`, read as one indivisible access (a relaxed atomic load: never merged with
+    /// another read nor moved out of a loop, so a loop can wait for another thread's write).
+    atomic_load atomic_load_block atomic_load_system <T: Atomic>() => |o| o;
     /// `*place = if *place == 0 || *place > limit { limit } else { *place - 1 }` (unsigned,
     /// CUDA's `atomicDec`); returns the old value.
     atomic_dec atomic_dec_block atomic_dec_system <T: AtomicInt>(limit: T) => |o| if o == T::ZERO || (T::unsigned_ge(o, limit) && o != limit) { limit } else { T::atomic_sub(o, T::ONE) };

@@ -93,3 +93,45 @@ pub fn shared_atomics(out: &mut [u64], v: &[u32]) {
         gpu::atomic_or(&mut out[3], s[3]);
     }
 }
+
+/// Relaxed loads (`gpu::atomic_load`, at each scope): each block publishes the sum of its
+/// values with an exchange, and the last block to finish (counted in `done`, after a fence)
+/// adds the published sums, each read with a relaxed load; each thread also halves its own
+/// element of `scaled`, read with a system-scope load.
+#[kernel]
+pub fn relaxed_loads(
+    total: &mut [u64],
+    sums: &mut [u64],
+    done: &mut [u32],
+    scaled: &mut [f32],
+    v: &[u32],
+) {
+    let s = gpu::shared_array::<u64, 1>();
+    let t = gpu::thread_idx().x as usize;
+    let b = gpu::block_idx().x as usize;
+    let blocks = gpu::grid_dim().x;
+    if t == 0 {
+        s[0] = 0;
+    }
+    gpu::sync_threads();
+    let i = gpu::global_id_x();
+    if i < v.len() {
+        gpu::atomic_add(&mut s[0], v[i] as u64);
+    }
+    if i < scaled.len() {
+        scaled[i] = 0.5 * gpu::atomic_load_system(&mut scaled[i]);
+    }
+    gpu::sync_threads();
+    if t == 0 {
+        gpu::atomic_exch(&mut sums[b], gpu::atomic_load_block(&mut s[0]));
+        gpu::thread_fence();
+        if gpu::atomic_add(&mut done[0], 1u32) == blocks - 1 {
+            gpu::thread_fence();
+            let mut acc = 0u64;
+            for k in 0..blocks as usize {
+                acc += gpu::atomic_load(&mut sums[k]);
+            }
+            total[0] = acc;
+        }
+    }
+}

@@ -66,3 +66,40 @@ pub fn dots(out: &mut [f32], x: &[f32]) {
         out[k] = short + long;
     }
 }
+
+/// Sums `x[..PER * 32]` in `PER`-element runs per lane through a shared array of `PER * 32`
+/// (`PADDED`, a const parameter, sizes it), then applies `f`: a device function taking a
+/// slice and a closure (so checked inline), generic over constants.
+#[device]
+pub fn staged_sum<const PER: usize, const PADDED: usize>(x: &[f32], f: impl Fn(f32) -> f32) -> f32 {
+    let s = gpu::shared_array::<f32, PADDED>();
+    let lane = gpu::lane_id() as usize;
+    let mut vals = [0.0f32; PER];
+    for j in 0..PER {
+        vals[j] = x[j * 32 + lane];
+    }
+    for j in 0..PER {
+        s[j * 32 + lane] = vals[j];
+    }
+    gpu::sync_warp(gpu::FULL_MASK);
+    let mut acc = 0.0f32;
+    for j in 0..PER {
+        acc += s[lane * PER + j];
+    }
+    gpu::sync_warp(gpu::FULL_MASK);
+    f(gpu::warp::sum(acc))
+}
+
+/// One warp per block: `out[0]` is `staged_sum::<2, 64>` of `x[..64]` plus `SHIFT`, `out[1]`
+/// `staged_sum::<4, 128>` of `x[..128]` times the kernel's own `SCALE` (a closure naming a const
+/// parameter of the caller, inside the callee that has const parameters of its own).
+#[kernel(instances(3))]
+pub fn staged_sums<const SCALE: usize>(out: &mut [f32], x: &[f32]) {
+    const SHIFT: f32 = 0.5;
+    let a = staged_sum::<2, 64>(x, |v| v + SHIFT);
+    let b = staged_sum::<4, 128>(x, |v| v * SCALE as f32);
+    if gpu::lane_id() == 0 {
+        out[0] = a;
+        out[1] = b;
+    }
+}

@@ -40,6 +40,7 @@ pub const GPU_FUNCTIONS: &[&str] = &[
     "atomic_xor",
     "atomic_inc",
     "atomic_dec",
+    "atomic_load",
     "shfl_sync",
     "shfl_up_sync",
     "shfl_down_sync",
@@ -121,6 +122,7 @@ pub fn atomic(name: &str) -> Option<(AtomicOp, Scope)> {
         "xor" => AtomicOp::Xor,
         "inc" => AtomicOp::Inc,
         "dec" => AtomicOp::Dec,
+        "load" => AtomicOp::Load,
         _ => return None,
     };
     Some((op, scope))

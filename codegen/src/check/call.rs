@@ -68,7 +68,7 @@ pub(super) fn generic_bound_error(
 }
 
 /// The const generic parameters of a device function and their (integer) types.
-fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
+pub(super) fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
     sig.generics
         .params
         .iter()
@@ -89,8 +89,35 @@ fn const_generic_params(sig: &syn::Signature) -> Vec<(String, Scalar)> {
 const SHARED_HINT: &str = "; for a size chosen at launch, use `gpu::dynamic_shared::<T>()` with the launch's shared bytes";
 
 impl Checker<'_> {
+    /// The const generic parameters of a call of `name` with their values; reports the
+    /// first one the call does not give (at the path) and returns `None`.
+    pub(super) fn given_consts(
+        &mut self,
+        p: &syn::ExprPath,
+        name: &str,
+        params: &[(String, Scalar)],
+        values: &[Option<i128>],
+    ) -> Option<Vec<(String, Scalar, i128)>> {
+        let mut consts = Vec::new();
+        for ((cname, s), v) in params.iter().zip(values) {
+            let Some(v) = v else {
+                self.error(
+                    p,
+                    format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
+                );
+                return None;
+            };
+            consts.push((cname.clone(), *s, *v));
+        }
+        Some(consts)
+    }
+
     /// The value of a const generic argument (`4`, `N`, `{ N * 2 }`) of type `s`.
-    fn const_generic_arg(&mut self, g: &syn::GenericArgument, s: Scalar) -> Option<i128> {
+    pub(super) fn const_generic_arg(
+        &mut self,
+        g: &syn::GenericArgument,
+        s: Scalar,
+    ) -> Option<i128> {
         let e = match g {
             syn::GenericArgument::Const(e) => e.clone(),
             // A constant's name parses as a type.
@@ -279,19 +306,9 @@ impl Checker<'_> {
                 }
             }
         }
-        let mut consts = Vec::new();
-        for ((cname, s), v) in const_params.iter().zip(&const_values) {
-            match v {
-                Some(v) => consts.push((cname.clone(), *s, *v)),
-                None => {
-                    self.error(
-                        p,
-                        format!("write the value of `{cname}` in the call: `{name}::<..>(..)` with every generic argument"),
-                    );
-                    return error_expr(span);
-                }
-            }
-        }
+        let Some(consts) = self.given_consts(p, &name, &const_params, &const_values) else {
+            return error_expr(span);
+        };
         let params: Vec<&syn::PatType> = sig
             .inputs
             .iter()
@@ -674,7 +691,11 @@ impl Checker<'_> {
         name: &str,
     ) -> Expr {
         let span = span_of(c);
-        let n = if op == AtomicOp::Cas { 3 } else { 2 };
+        let n = match op {
+            AtomicOp::Cas => 3,
+            AtomicOp::Load => 1,
+            _ => 2,
+        };
         let operands: Vec<Expr> = c.args.iter().skip(1).map(|a| self.expr(a)).collect();
         if !self.arity(c, name, n) {
             return error_expr(span);
@@ -694,7 +715,7 @@ impl Checker<'_> {
                 target,
                 format!(
                     "the first argument of `gpu::{name}` must be `&mut`: write `&mut {}`",
-                    r.expr.to_token_stream()
+                    source::expr_text(&r.expr)
                 ),
             );
         }
@@ -761,7 +782,12 @@ impl Checker<'_> {
         };
         let float_ok = matches!(
             op,
-            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Min | AtomicOp::Max | AtomicOp::Exch
+            AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::Exch
+                | AtomicOp::Load
         );
         let type_ok = match elem {
             Scalar::I32

@@ -22,6 +22,9 @@ pub(crate) enum Callable {
         generics: Vec<(String, Scalar)>,
         devices: crate::device::DeviceTable,
         kernel: bool,
+        /// The module items (and const generic arguments) its body sees: those where it is
+        /// written, whatever function it is called in.
+        module: Box<crate::consts::ModuleItems>,
         /// The `Fn(A, B) -> R` of the parameter it was passed for, which types its
         /// parameters and result (as rustc infers a closure's types from the bound).
         signature: Option<(Vec<Ty>, Ty)>,
@@ -118,6 +121,7 @@ impl Checker<'_> {
             generics: self.generics.clone(),
             devices: self.devices.clone(),
             kernel: self.kernel,
+            module: Box::new(self.consts.module.clone()),
             signature: None,
             function: None,
         })
@@ -136,6 +140,7 @@ impl Checker<'_> {
             generics,
             devices,
             kernel,
+            module,
             function,
             ..
         } = &*callable
@@ -193,6 +198,7 @@ impl Checker<'_> {
             generics: generics.clone(),
             devices: devices.clone(),
             kernel: *kernel,
+            module: module.clone(),
             signature: Some((inputs, output)),
             function: function.clone(),
         })
@@ -299,6 +305,7 @@ impl Checker<'_> {
                 generics,
                 devices,
                 kernel,
+                module,
                 signature,
                 function,
             } => {
@@ -333,6 +340,8 @@ impl Checker<'_> {
                 let saved_generics = std::mem::replace(&mut self.generics, generics.clone());
                 let saved_devices = std::mem::replace(&mut self.devices, devices.clone());
                 let saved_kernel = std::mem::replace(&mut self.kernel, *kernel);
+                let saved_module = (!self.consts.module.same_module(module))
+                    .then(|| self.consts.enter_module((**module).clone()));
                 let saved_ret = std::mem::replace(&mut self.ret, Ty::Error);
                 let saved_return = self.inline_return;
                 let mut stmts = Vec::new();
@@ -384,6 +393,9 @@ impl Checker<'_> {
                 self.generics = saved_generics;
                 self.devices = saved_devices;
                 self.kernel = saved_kernel;
+                if let Some(m) = saved_module {
+                    self.consts.leave_module(m);
+                }
                 self.ret = saved_ret;
                 self.inline_return = saved_return;
                 let ty = body.ty.clone();

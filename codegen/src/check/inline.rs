@@ -56,7 +56,8 @@ struct Saved {
     devices: crate::device::DeviceTable,
     kernel: bool,
     inline_return: Option<usize>,
-    /// The caller's module's items, when the callee is of another module.
+    /// The caller's module's items, when the callee is of another module or has const
+    /// generic parameters.
     module: Option<super::consts::ModuleScope>,
 }
 
@@ -470,15 +471,54 @@ impl Checker<'_> {
             })
             .collect();
         let mut bound: Vec<Option<Scalar>> = vec![None; generic_names.len()];
+        let const_params = super::call::const_generic_params(sig);
+        let mut const_values: Vec<Option<i128>> = vec![None; const_params.len()];
         if let Some(syn::PathArguments::AngleBracketed(a)) =
             p.path.segments.last().map(|s| &s.arguments)
         {
+            // Each argument by its parameter's kind: a type, a constant, or a closure's type
+            // (which the closure passed gives).
+            let kinds: Vec<Option<bool>> = sig
+                .generics
+                .params
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericParam::Type(t)
+                        if super::closure::is_closure_generic(sig, &t.ident) =>
+                    {
+                        Some(None)
+                    }
+                    syn::GenericParam::Type(_) => Some(Some(true)),
+                    syn::GenericParam::Const(_) => Some(Some(false)),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
+            let (mut types_seen, mut consts_seen) = (0, 0);
             for (k, g) in a.args.iter().enumerate() {
-                if let (syn::GenericArgument::Type(t), true) = (g, k < bound.len()) {
-                    bound[k] = self.scalar_type(t);
+                match kinds.get(k) {
+                    Some(Some(true)) => {
+                        if let (syn::GenericArgument::Type(t), true) = (g, types_seen < bound.len())
+                        {
+                            bound[types_seen] = self.scalar_type(t);
+                        }
+                        types_seen += 1;
+                    }
+                    Some(Some(false)) => {
+                        let (_, s) = &const_params[consts_seen];
+                        const_values[consts_seen] = self.const_generic_arg(g, *s);
+                        if const_values[consts_seen].is_none() {
+                            // Reported at the argument.
+                            return error_expr(span);
+                        }
+                        consts_seen += 1;
+                    }
+                    _ => {}
                 }
             }
         }
+        let Some(consts) = self.given_consts(p, &name, &const_params, &const_values) else {
+            return error_expr(span);
+        };
         let generic_of = |t: &syn::Type| -> Option<usize> {
             match strip_groups(t) {
                 syn::Type::Path(tp) if tp.qself.is_none() => tp
@@ -574,8 +614,9 @@ impl Checker<'_> {
             devices: std::mem::replace(&mut self.devices, dev.deps.clone()),
             kernel: std::mem::replace(&mut self.kernel, false),
             inline_return: self.inline_return,
-            module: (!self.consts.module.same_module(&dev.consts))
-                .then(|| self.consts.enter_module(dev.consts.clone())),
+            // The callee's module, with its const generic arguments ahead of its items.
+            module: (!consts.is_empty() || !self.consts.module.same_module(&dev.consts))
+                .then(|| self.consts.enter_module(dev.consts.with_params(&consts))),
         };
         self.inlining.push(key);
         let ret = self.return_type(&sig.output);

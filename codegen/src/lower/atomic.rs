@@ -7,6 +7,7 @@
 
 use inkwell::llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMGetSyncScopeID,
+    LLVMSetAtomicSyncScopeID, LLVMSetOrdering,
 };
 use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp};
 use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, IntValue, PointerValue};
@@ -105,6 +106,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
         } else {
             scope
         };
+        if op == AtomicOp::Load {
+            return Some(self.relaxed_load(ptr, s, scope));
+        }
         if op == AtomicOp::Cas {
             let (old, _) = self.cmpxchg(
                 ptr,
@@ -139,6 +143,26 @@ impl<'ctx> FnLower<'_, 'ctx> {
         }
         let bin = rmw_op(op, s);
         Some(self.rmw(bin, ptr, v, scope))
+    }
+
+    /// `load atomic monotonic` at `scope`: `ld.relaxed.<cta|gpu|sys>`.
+    fn relaxed_load(
+        &self,
+        ptr: PointerValue<'ctx>,
+        s: Scalar,
+        scope: Scope,
+    ) -> BasicValueEnum<'ctx> {
+        let v = ok!(self
+            .b
+            .build_load(super::scalar_type(self.ctx, s), ptr, "relaxed"));
+        let i = v.as_instruction_value().expect("a load is an instruction");
+        let _ = i.set_alignment(s.bits() / 8);
+        // SAFETY: `i` is a load on this context; monotonic is a load's ordering.
+        unsafe {
+            LLVMSetOrdering(i.as_value_ref(), MONOTONIC);
+            LLVMSetAtomicSyncScopeID(i.as_value_ref(), self.ssid(scope));
+        }
+        v
     }
 
     /// `llvm.nvvm.atomic.<op>.gen.<i|f>.<cta|sys>` on a generic pointer, where it exists.
@@ -273,5 +297,6 @@ fn rmw_op(op: AtomicOp, s: Scalar) -> LLVMAtomicRMWBinOp {
         (AtomicOp::Inc, ..) => LLVMAtomicRMWBinOpUIncWrap,
         (AtomicOp::Dec, ..) => LLVMAtomicRMWBinOpUDecWrap,
         (AtomicOp::Cas, ..) => unreachable!("cas is cmpxchg"),
+        (AtomicOp::Load, ..) => unreachable!("a load is not a read-modify-write"),
     }
 }

@@ -7,12 +7,14 @@
 
 use crate::prelude::*;
 
-/// Threads per block of every algorithm kernel.
+/// Threads per block of the reduction and histogram kernels.
 pub const BLOCK: usize = 256;
+/// Threads per block of the scan kernels.
+pub const SCAN_BLOCK: usize = 128;
 /// Items per thread of a scan tile.
-pub const ITEMS: usize = 8;
+pub const ITEMS: usize = 16;
 /// Elements per scan tile.
-pub const TILE: usize = BLOCK * ITEMS;
+pub const TILE: usize = SCAN_BLOCK * ITEMS;
 
 /// One block's share of a reduction: block `b` combines `x[b·per_block ..][..per_block]` in
 /// the order of the elements when `op` is commutative (each thread strides through the range,
@@ -40,23 +42,23 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
         // Threads past a short range read the first element; their values are not used.
         let first = if start + t < end { start + t } else { start };
         let mut acc = widen(x[first]);
-        // Eight loads in flight per thread (their checks come first, then the loads), then
-        // the rest one at a time.
+        // Sixteen loads in flight per thread (their checks come first, then the loads: 64
+        // bytes of `i32` per thread, as CUB's four 16-byte loads), then the rest one at a time.
         let mut i = first + threads;
-        while i + 7 * threads < end {
-            let v0 = widen(x[i]);
-            let v1 = widen(x[i + threads]);
-            let v2 = widen(x[i + 2 * threads]);
-            let v3 = widen(x[i + 3 * threads]);
-            let v4 = widen(x[i + 4 * threads]);
-            let v5 = widen(x[i + 5 * threads]);
-            let v6 = widen(x[i + 6 * threads]);
-            let v7 = widen(x[i + 7 * threads]);
-            acc = op(
-                op(op(op(acc, v0), v1), op(v2, v3)),
-                op(op(v4, v5), op(v6, v7)),
-            );
-            i += 8 * threads;
+        while i + 15 * threads < end {
+            let mut v = [W::ZERO; 16];
+            for k in 0..16 {
+                v[k] = widen(x[i + k * threads]);
+            }
+            // A tree, so that the sums do not wait for each other.
+            for k in 0..8 {
+                v[k] = op(v[k], v[k + 8]);
+            }
+            for k in 0..4 {
+                v[k] = op(v[k], v[k + 4]);
+            }
+            acc = op(acc, op(op(v[0], v[2]), op(v[1], v[3])));
+            i += 16 * threads;
         }
         while i < end {
             acc = op(acc, widen(x[i]));
@@ -76,93 +78,174 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
-/// One tile of a single-pass scan with decoupled look-back (Merrill and Garland): the block
-/// takes the next tile number from the counter `flags[tiles]` (so a block waits only for
-/// tiles taken by blocks that are already running: no deadlock, whatever the residency),
-/// scans its `TILE` elements, publishes its aggregate, adds the prefix of the tiles before
-/// it (its last warp reads their aggregates back, 32 tiles at a time, until one has its
-/// inclusive prefix), publishes its own
-/// inclusive prefix and writes `y`. `flags[..tiles]` start at zero; `state` holds two values
-/// per tile. With `exclusive`, `y[i]` is `init` combined with `x[..i]`; otherwise with
-/// `x[..=i]` (and `init` is not used).
+/// `op(carry, v)` when `have` (a value is carried), else `v`: the scans' way to start a
+/// combination without an identity element.
+#[device]
+fn then<W: gpu::Num>(have: bool, carry: W, v: W, op: impl Fn(W, W) -> W) -> W {
+    if have {
+        op(carry, v)
+    } else {
+        v
+    }
+}
+
+/// Publishes tile `tile`'s `status` (1: its aggregate, 2: its inclusive prefix) with value
+/// `v`, in the tile's state word (`packed`: status in the high half, `to_bits(v)` in the low
+/// half, one atomic exchange) or in `values` and then the word (ordered by a fence).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn publish<W: gpu::Num>(
+    words: &mut [u64],
+    values: &mut [W],
+    packed: bool,
+    tile: usize,
+    status: u64,
+    v: W,
+    to_bits: impl Fn(W) -> u32,
+) {
+    if packed {
+        gpu::atomic_exch(&mut words[tile], (status << 32) | to_bits(v) as u64);
+    } else {
+        values[2 * tile + status as usize - 1] = v;
+        gpu::thread_fence();
+        gpu::atomic_exch(&mut words[tile], status);
+    }
+}
+
+/// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
+/// of [`SCAN_BLOCK`] threads with [`ITEMS`] consecutive elements each: [`scan_tile_with`] at
+/// the library's tile shape.
 #[device]
 #[allow(clippy::too_many_arguments)]
 pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     y: &mut [T],
     x: &[T],
-    state: &mut [W],
-    flags: &mut [u32],
+    words: &mut [u64],
+    values: &mut [W],
+    packed: bool,
     exclusive: bool,
     init: W,
     widen: impl Fn(T) -> W,
     narrow: impl Fn(W) -> T,
     op: impl Fn(W, W) -> W,
+    to_bits: impl Fn(W) -> u32,
+    from_bits: impl Fn(u32) -> W,
 ) {
-    // Body constants: an inlined device function is checked where it is called, which sees
-    // the caller's module constants, not these (equal to the module's, which the host uses).
-    const BLOCK: usize = 256;
-    const ITEMS: usize = 8;
-    const TILE: usize = BLOCK * ITEMS;
-    const TILE_PADDED: usize = TILE + TILE / 32;
-    // Tile status words: nothing published yet, the tile's aggregate (in `state[2·tile]`),
-    // its inclusive prefix (in `state[2·tile + 1]`).
-    const PENDING: u32 = 0;
-    const AGGREGATE: u32 = 1;
-    const PREFIX: u32 = 2;
-    let sh = gpu::shared_array::<W, TILE_PADDED>();
-    let thread_totals = gpu::shared_array::<W, BLOCK>();
+    // `SCAN_BLOCK`, `ITEMS` and `TILE + TILE / 32` (an inlined device function is checked
+    // where it is called, which sees the caller's module constants, not these).
+    const BLOCK: usize = 128;
+    const PER_THREAD: usize = 16;
+    const PADDED: usize = 2112;
+    scan_tile_with::<T, W, BLOCK, PER_THREAD, PADDED>(
+        y, x, words, values, packed, exclusive, init, widen, narrow, op, to_bits, from_bits,
+    );
+}
+
+/// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
+/// of `BLOCK` threads (a multiple of 32, at most 1024) with `ITEMS` consecutive elements
+/// each; `PADDED` is `BLOCK · ITEMS · 33 / 32` (the tile in shared memory, one slot of
+/// padding per 32). The block takes the next tile number from the counter `words[tiles]` (so
+/// a block waits only for tiles taken by blocks that are already running: no deadlock,
+/// whatever the residency). Each warp loads its part of the tile (coalesced) and hands it
+/// through shared memory to its threads, with no block barrier; each thread scans its
+/// elements, the block scans the threads' totals (one barrier); warp 0 publishes the tile's
+/// aggregate, adds the prefix of the tiles before it (reading their states 32 tiles at a
+/// time until one has its inclusive prefix) and publishes the tile's inclusive prefix, which
+/// a second barrier hands to the block; each warp writes its part of `y` back through shared
+/// memory.
+///
+/// Tile states: `words[..tiles]` start at zero (nothing published). With `packed` (for `W`
+/// of 32 bits, whose bits `to_bits`/`from_bits` move unchanged) a tile's word holds its
+/// status and its value: one atomic exchange publishes both and one relaxed load
+/// (`gpu::atomic_load`, `ld.relaxed.gpu`) polls them, with no fence. Otherwise the word holds the status and `values` (two per tile) the tile's
+/// aggregate and inclusive prefix, ordered by fences. With `exclusive`, `y[i]` is `init`
+/// combined with `x[..i]`; otherwise with `x[..=i]` (and `init` is not used).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn scan_tile_with<
+    T: gpu::Num,
+    W: gpu::Num + gpu::WarpValue,
+    const BLOCK: usize,
+    const ITEMS: usize,
+    const PADDED: usize,
+>(
+    y: &mut [T],
+    x: &[T],
+    words: &mut [u64],
+    values: &mut [W],
+    packed: bool,
+    exclusive: bool,
+    init: W,
+    widen: impl Fn(T) -> W,
+    narrow: impl Fn(W) -> T,
+    op: impl Fn(W, W) -> W,
+    to_bits: impl Fn(W) -> u32,
+    from_bits: impl Fn(u32) -> W,
+) {
+    // Tile statuses: nothing published yet, the tile's aggregate, its inclusive prefix.
+    const PENDING: u64 = 0;
+    const AGGREGATE: u64 = 1;
+    const PREFIX: u64 = 2;
+    let tile_size = BLOCK * ITEMS;
+    let sh = gpu::shared_array::<W, PADDED>();
+    let warp_totals = gpu::shared_array::<W, 32>();
     let tile_prefix = gpu::shared_array::<W, 1>();
     let tile_number = gpu::shared_array::<u32, 1>();
     let t = gpu::thread_idx().x as usize;
-    let tiles = flags.len() - 1;
+    let (warp, lane) = (t / 32, (t % 32) as u32);
+    let tiles = words.len() - 1;
     if t == 0 {
-        tile_number[0] = gpu::atomic_add(&mut flags[tiles], 1u32);
+        tile_number[0] = gpu::atomic_add(&mut words[tiles], 1u64) as u32;
     }
     gpu::sync_threads();
     let tile = tile_number[0] as usize;
-    let base = tile * TILE;
+    let base = tile * tile_size;
     let n = x.len();
-    // Striped loads (coalesced) into shared memory; past the end, copies of the last
-    // element, which come after every valid one and so change no valid prefix.
-    // (All loads first, then the stores: a store waits for its load.)
-    let mut loaded = [W::ZERO; ITEMS];
-    for j in 0..ITEMS {
-        let i = j * BLOCK + t;
-        let g = if base + i < n { base + i } else { n - 1 };
-        loaded[j] = widen(x[g]);
-    }
-    for j in 0..ITEMS {
-        let i = j * BLOCK + t;
-        sh[i + i / 32] = loaded[j];
-    }
-    gpu::sync_threads();
-    // Each thread scans its consecutive items.
+    // The warp's part of the tile, loaded striped (coalesced; past the end, copies of the
+    // last element, which come after every valid one and so change no valid prefix), all
+    // loads first, then through shared memory to each thread's consecutive elements.
+    let part = warp * 32 * ITEMS + lane as usize;
     let mut items = [W::ZERO; ITEMS];
-    let mut run = sh[t * ITEMS + t * ITEMS / 32];
-    items[0] = run;
-    for j in 1..ITEMS {
+    for j in 0..ITEMS {
+        let i = part + j * 32;
+        let g = if base + i < n { base + i } else { n - 1 };
+        items[j] = widen(x[g]);
+    }
+    for j in 0..ITEMS {
+        let i = part + j * 32;
+        sh[i + i / 32] = items[j];
+    }
+    gpu::sync_warp(gpu::FULL_MASK);
+    let mut run = init;
+    for j in 0..ITEMS {
         let i = t * ITEMS + j;
-        run = op(run, sh[i + i / 32]);
+        run = then(j > 0, run, sh[i + i / 32], &op);
         items[j] = run;
     }
-    let inclusive = gpu::block::inclusive_scan(run, &op);
-    thread_totals[t] = inclusive;
-    // The last warp publishes and looks back; its lane 31 (thread BLOCK - 1) holds the
-    // tile's aggregate.
-    if t / 32 == BLOCK / 32 - 1 {
-        let lane = (t % 32) as u32;
-        let aggregate = gpu::warp::broadcast(inclusive, 31);
+    // The block's scan of the threads' totals: in each warp, then over the warps' totals.
+    let inclusive = gpu::warp::inclusive_scan(run, &op);
+    let within = gpu::shfl_up_sync(gpu::FULL_MASK, inclusive, 1);
+    if lane == 31 {
+        warp_totals[warp] = inclusive;
+    }
+    gpu::sync_threads();
+    let mut warp_prefix = warp_totals[0];
+    let mut aggregate = warp_totals[0];
+    for w in 1..BLOCK / 32 {
+        let v = warp_totals[w];
+        if w < warp {
+            warp_prefix = op(warp_prefix, v);
+        }
+        aggregate = op(aggregate, v);
+    }
+    if warp == 0 {
         if tile == 0 {
-            if lane == 31 {
-                state[1] = aggregate;
-                gpu::thread_fence();
-                gpu::atomic_exch(&mut flags[0], PREFIX);
+            if lane == 0 {
+                publish(words, values, packed, 0, PREFIX, aggregate, &to_bits);
             }
         } else {
-            if lane == 31 {
-                state[2 * tile] = aggregate;
-                gpu::thread_fence();
-                gpu::atomic_exch(&mut flags[tile], AGGREGATE);
+            if lane == 0 {
+                publish(words, values, packed, tile, AGGREGATE, aggregate, &to_bits);
             }
             // Look back 32 tiles at a time, lane l reading tile `end - 32 + l`: wait until
             // each has published, then combine the window from its newest tile with an
@@ -175,16 +258,21 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
                 let mut f = PENDING;
                 let mut v = aggregate;
                 if k >= 0 {
-                    while f == PENDING {
-                        f = gpu::atomic_add(&mut flags[k as usize], 0u32);
-                    }
-                    gpu::thread_fence();
                     let ku = k as usize;
-                    v = if f == PREFIX {
-                        state[2 * ku + 1]
+                    if packed {
+                        let mut word = 0u64;
+                        while word >> 32 == PENDING {
+                            word = gpu::atomic_load(&mut words[ku]);
+                        }
+                        f = word >> 32;
+                        v = from_bits(word as u32);
                     } else {
-                        state[2 * ku]
-                    };
+                        while f == PENDING {
+                            f = gpu::atomic_load(&mut words[ku]);
+                        }
+                        gpu::thread_fence();
+                        v = values[2 * ku + f as usize - 1];
+                    }
                 }
                 let prefixes = gpu::ballot_sync(gpu::FULL_MASK, f == PREFIX);
                 let newest = if prefixes != 0 {
@@ -211,34 +299,39 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
                 }
                 end -= 32;
             }
-            if lane == 31 {
-                state[2 * tile + 1] = op(prefix, aggregate);
-                gpu::thread_fence();
-                gpu::atomic_exch(&mut flags[tile], PREFIX);
+            if lane == 0 {
+                let inclusive_prefix = op(prefix, aggregate);
+                publish(
+                    words,
+                    values,
+                    packed,
+                    tile,
+                    PREFIX,
+                    inclusive_prefix,
+                    &to_bits,
+                );
                 tile_prefix[0] = prefix;
             }
         }
     }
     gpu::sync_threads();
-    // What comes before this thread's first item.
+    // What comes before this thread's first element.
     let mut carry = init;
     let mut have = exclusive;
     if tile > 0 {
-        carry = if have {
-            op(carry, tile_prefix[0])
-        } else {
-            tile_prefix[0]
-        };
+        carry = then(have, carry, tile_prefix[0], &op);
         have = true;
     }
-    if t > 0 {
-        carry = if have {
-            op(carry, thread_totals[t - 1])
-        } else {
-            thread_totals[t - 1]
-        };
+    if warp > 0 {
+        carry = then(have, carry, warp_prefix, &op);
         have = true;
     }
+    if lane > 0 {
+        carry = then(have, carry, within, &op);
+        have = true;
+    }
+    // Back through the warp's part of shared memory (only this warp read it), then stored
+    // striped.
     for j in 0..ITEMS {
         let i = t * ITEMS + j;
         sh[i + i / 32] = if exclusive {
@@ -247,15 +340,13 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
             } else {
                 op(carry, items[j - 1])
             }
-        } else if have {
-            op(carry, items[j])
         } else {
-            items[j]
+            then(have, carry, items[j], &op)
         };
     }
-    gpu::sync_threads();
+    gpu::sync_warp(gpu::FULL_MASK);
     for j in 0..ITEMS {
-        let i = j * BLOCK + t;
+        let i = part + j * 32;
         if base + i < n {
             y[base + i] = narrow(sh[i + i / 32]);
         }
@@ -334,11 +425,11 @@ pub fn count_bins<T: gpu::Num>(
     }
 }
 
-/// Sets `flags[..]` to zero: the tile states (and counter) of the next scan.
+/// Sets `flags[..]` to zero: the tile states (and counter) of the next scan, or counts.
 #[device]
-pub fn clear(flags: &mut [u32]) {
+pub fn clear<U: gpu::Num>(flags: &mut [U]) {
     let i = gpu::global_id_x();
     if i < flags.len() {
-        flags[i] = 0;
+        flags[i] = U::ZERO;
     }
 }

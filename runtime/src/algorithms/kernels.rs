@@ -41,26 +41,31 @@ pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
-/// One tile of an inclusive or exclusive prefix sum (`device::scan_tile`).
+/// One tile of an inclusive or exclusive prefix sum (`device::scan_tile`); `packed` only
+/// where `W` is `i32` or `u32` (whose `as` conversions to and from `u32` keep the bits).
 #[kernel(instances((i8, i32), (i16, i32), (i32, i32), (i64, i64), (isize, i64), (u8, u32),
     (u16, u32), (u32, u32), (u64, u64), (usize, u64), (f32, f32), (f64, f64)))]
 pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     y: &mut [T],
     x: &[T],
-    state: &mut [W],
-    flags: &mut [u32],
+    words: &mut [u64],
+    values: &mut [W],
+    packed: bool,
     exclusive: bool,
 ) {
     device::scan_tile(
         y,
         x,
-        state,
-        flags,
+        words,
+        values,
+        packed,
         exclusive,
         W::ZERO,
         |v| v as W,
         |v| v as T,
         |a, b| a + b,
+        |v| v as u32,
+        |b| b as W,
     );
 }
 
@@ -113,8 +118,14 @@ pub fn histogram_float<T: gpu::Float>(
     });
 }
 
-/// Zeroes the tile states and the tile counter of a scan.
+/// Zeroes counts (or the tile states and the tile counter of a sort pass).
 #[kernel]
 pub fn clear_flags(flags: &mut [u32]) {
     device::clear(flags);
+}
+
+/// Zeroes the tile states and the tile counter of a scan.
+#[kernel]
+pub fn clear_words(words: &mut [u64]) {
+    device::clear(words);
 }

@@ -110,21 +110,25 @@ macro_rules! __cuprum_scan {
         fn user_scan(
             y: &mut [$t],
             x: &[$t],
-            state: &mut [$t],
-            flags: &mut [u32],
+            words: &mut [u64],
+            values: &mut [$t],
+            packed: bool,
             exclusive: bool,
             init: $t,
         ) {
             ::cuprum::algorithms::device::scan_tile(
                 y,
                 x,
-                state,
-                flags,
+                words,
+                values,
+                packed,
                 exclusive,
                 init,
                 |v| v,
                 |v| v,
                 |$a: $t, $b: $t| $body,
+                |v| v as u32,
+                |b| b as $t,
             );
         }
         let (x, y, init): (_, _, $t) = ($x, $y, $init);
@@ -134,9 +138,10 @@ macro_rules! __cuprum_scan {
             ::cuprum::DeviceSlice::len(&*y),
             |s,
              c,
-             state: &mut ::cuprum::DeviceViewMut<'_, $t>,
-             flags: &mut ::cuprum::DeviceViewMut<'_, u32>| {
-                user_scan::launch(s, c, y, x, state, flags, $exclusive, init)
+             words: &mut ::cuprum::DeviceViewMut<'_, u64>,
+             values: &mut ::cuprum::DeviceViewMut<'_, $t>,
+             packed: bool| {
+                user_scan::launch(s, c, y, x, words, values, packed, $exclusive, init)
             },
         )
     }};

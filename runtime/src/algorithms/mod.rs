@@ -34,7 +34,7 @@ pub use storage::release_temporary_storage;
 use crate::{
     gpu, DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, LaunchConfig, Result, Stream,
 };
-use device::{BLOCK, TILE};
+use device::{BLOCK, SCAN_BLOCK, TILE};
 
 mod sealed {
     pub trait Sealed {}
@@ -66,13 +66,15 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         op: u32,
     ) -> Result<()>;
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     fn scan_sum(
         stream: &Stream,
         config: LaunchConfig,
         y: &mut (impl DeviceSliceMut<Self> + ?Sized),
         x: &(impl DeviceSlice<Self> + ?Sized),
-        state: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
-        flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        words: &mut (impl DeviceSliceMut<u64> + ?Sized),
+        values: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        packed: bool,
         exclusive: bool,
     ) -> Result<()>;
     #[doc(hidden)]
@@ -171,16 +173,20 @@ macro_rules! numbers {
             ) -> Result<()> {
                 kernels::reduce_blocks::<$w, $w>::launch(stream, config, out, x, per_block, op)
             }
+            #[allow(clippy::too_many_arguments)]
             fn scan_sum(
                 stream: &Stream,
                 config: LaunchConfig,
                 y: &mut (impl DeviceSliceMut<$t> + ?Sized),
                 x: &(impl DeviceSlice<$t> + ?Sized),
-                state: &mut (impl DeviceSliceMut<$w> + ?Sized),
-                flags: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                words: &mut (impl DeviceSliceMut<u64> + ?Sized),
+                values: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                packed: bool,
                 exclusive: bool,
             ) -> Result<()> {
-                kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
+                kernels::scan_sum::<$t, $w>::launch(
+                    stream, config, y, x, words, values, packed, exclusive,
+                )
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             const SORT_TILE: usize = <$t as Bits>::TILE;
@@ -349,16 +355,16 @@ const SUM: u32 = 0;
 const MIN: u32 = 1;
 const MAX: u32 = 2;
 
-/// The most blocks of the first reduction pass (about one wave of 256-thread blocks on an
-/// H200): the second pass reduces their results in one block.
+/// The most blocks of a histogram's or a sort's counting pass (about one wave of 256-thread
+/// blocks on an H200).
 const REDUCE_BLOCKS: usize = 1024;
 
-/// Blocks and elements per block of a reduction of `n > 0` elements.
-fn reduce_grid(n: usize) -> (usize, usize) {
-    let per_block = n
-        .div_ceil(REDUCE_BLOCKS)
-        .next_multiple_of(BLOCK)
-        .max(16 * BLOCK);
+/// Blocks and elements per block of a reduction of `n > 0` elements: at most one wave of
+/// 256-thread blocks, eight per multiprocessor (so that every multiprocessor gets the same
+/// share), each at least 16 elements per thread.
+fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
+    let wave = 8 * stream.device().multiprocessor_count().max(1) as usize;
+    let per_block = n.div_ceil(wave).next_multiple_of(BLOCK).max(16 * BLOCK);
     (n.div_ceil(per_block), per_block)
 }
 
@@ -372,7 +378,7 @@ fn reduce_op<T: Number>(
     if n == 0 {
         return Ok(None);
     }
-    let (blocks, per_block) = reduce_grid(n);
+    let (blocks, per_block) = reduce_grid(stream, n);
     let mut result = storage::take::<T::Wide>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
@@ -423,13 +429,51 @@ fn scan_tiles(x: usize, y: usize) -> Result<usize> {
     Ok(x.div_ceil(TILE))
 }
 
-/// Zeroed tile states for a scan of `tiles` tiles: `tiles + 1` flags (the last is the tile
+/// Zeroed tile states for a scan of `tiles` tiles: `tiles + 1` words (the last is the tile
 /// counter).
-fn scan_flags(stream: &Stream, tiles: usize) -> Result<DeviceBuffer<u32>> {
-    let mut flags = storage::take::<u32>(stream, tiles + 1)?;
+fn scan_words(stream: &Stream, tiles: usize) -> Result<DeviceBuffer<u64>> {
+    let mut words = storage::take::<u64>(stream, tiles + 1)?;
     let config = LaunchConfig::for_elements(tiles + 1, BLOCK as u32);
-    kernels::clear_flags::launch(stream, config, &mut flags.slice_mut(..tiles + 1))?;
-    Ok(flags)
+    kernels::clear_words::launch(stream, config, &mut words.slice_mut(..tiles + 1))?;
+    Ok(words)
+}
+
+/// Whether a scan in `W` keeps each tile's status and value in one word: `W` is `i32` or
+/// `u32`, whose bits the scan kernels move through `as u32` unchanged.
+fn packs<W: 'static>() -> bool {
+    use std::any::TypeId;
+    let w = TypeId::of::<W>();
+    w == TypeId::of::<u32>() || w == TypeId::of::<i32>()
+}
+
+/// The tile states of a scan of `tiles` tiles in `W` (words, and values unless packed), the
+/// kernel's launch configuration, and whether the states are packed.
+struct ScanStates<W: Element> {
+    words: DeviceBuffer<u64>,
+    values: DeviceBuffer<W>,
+    packed: bool,
+    tiles: usize,
+}
+
+impl<W: Element> ScanStates<W> {
+    fn take(stream: &Stream, tiles: usize) -> Result<Self> {
+        let packed = packs::<W>();
+        Ok(ScanStates {
+            words: scan_words(stream, tiles)?,
+            values: storage::take::<W>(stream, if packed { 1 } else { 2 * tiles })?,
+            packed,
+            tiles,
+        })
+    }
+
+    fn config(&self) -> LaunchConfig {
+        LaunchConfig::new(self.tiles as u32, SCAN_BLOCK as u32)
+    }
+
+    fn give(self, stream: &Stream) {
+        storage::give(stream, self.words);
+        storage::give(stream, self.values);
+    }
 }
 
 fn prefix_sum<T: Number>(
@@ -442,20 +486,19 @@ fn prefix_sum<T: Number>(
     if tiles == 0 {
         return Ok(());
     }
-    let mut flags = scan_flags(stream, tiles)?;
-    let mut state = storage::take::<T::Wide>(stream, 2 * tiles)?;
-    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    let mut states = ScanStates::<T::Wide>::take(stream, tiles)?;
+    let values = states.values.len();
     T::scan_sum(
         stream,
-        config,
+        states.config(),
         y,
         x,
-        &mut state.slice_mut(..2 * tiles),
-        &mut flags.slice_mut(..tiles + 1),
+        &mut states.words.slice_mut(..tiles + 1),
+        &mut states.values.slice_mut(..values),
+        states.packed,
         exclusive,
     )?;
-    storage::give(stream, flags);
-    storage::give(stream, state);
+    states.give(stream);
     Ok(())
 }
 
@@ -505,7 +548,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBi
     if n == 0 {
         return Ok(init);
     }
-    let (blocks, per_block) = reduce_grid(n);
+    let (blocks, per_block) = reduce_grid(stream, n);
     let mut result = storage::take::<T>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
@@ -543,25 +586,25 @@ pub fn __scan_with<T: Element + cudarc::driver::ValidAsZeroBits>(
     launch: impl FnOnce(
         &Stream,
         LaunchConfig,
+        &mut crate::DeviceViewMut<'_, u64>,
         &mut crate::DeviceViewMut<'_, T>,
-        &mut crate::DeviceViewMut<'_, u32>,
+        bool,
     ) -> Result<()>,
 ) -> Result<()> {
     let tiles = scan_tiles(x_len, y_len)?;
     if tiles == 0 {
         return Ok(());
     }
-    let mut flags = scan_flags(stream, tiles)?;
-    let mut state = storage::take::<T>(stream, 2 * tiles)?;
-    let config = LaunchConfig::new(tiles as u32, BLOCK as u32);
+    let mut states = ScanStates::<T>::take(stream, tiles)?;
+    let values = states.values.len();
     launch(
         stream,
-        config,
-        &mut state.slice_mut(..2 * tiles),
-        &mut flags.slice_mut(..tiles + 1),
+        states.config(),
+        &mut states.words.slice_mut(..tiles + 1),
+        &mut states.values.slice_mut(..values),
+        states.packed,
     )?;
-    storage::give(stream, flags);
-    storage::give(stream, state);
+    states.give(stream);
     Ok(())
 }
 
@@ -849,6 +892,6 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
-        gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
+        gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,
     ]
 }

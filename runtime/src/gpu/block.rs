@@ -8,9 +8,12 @@
 //! combined in thread order. Values are the types warp shuffles move.
 //!
 //! Scratch space: each primitive keeps one value per warp in a shared array of 32 (the most
-//! warps a block has), one array per primitive and element type in a kernel, shared by its
-//! calls. Each call ends with a barrier after its last read of the array, so calls may follow
-//! each other without one (CUB asks for a `__syncthreads()` between reuses of its storage).
+//! warps a block has; the reductions one more, the block's result), one array per primitive
+//! and element type in a kernel, shared by its calls. Calls may follow each other without a
+//! barrier between them (CUB asks for a `__syncthreads()` between reuses of its storage): a
+//! call writes its array only where every thread has done reading the previous call's values
+//! (after the previous call's last barrier, or, for a reduction's result, after its own first
+//! barrier).
 
 use crate::prelude::*;
 
@@ -22,22 +25,47 @@ fn thread_rank() -> (u32, u32) {
     (t.x + d.x * (t.y + d.y * t.z), d.x * d.y * d.z)
 }
 
+/// `op` over `partial[..count]` (`count` ≥ 1), in order. The slots are read eight at a time
+/// whatever `count` (the reads issued together, not one after each combination; a slot past
+/// `count` is read but not used).
+#[device]
+fn combine_first<T: gpu::WarpValue>(partial: &[T], count: u32, op: impl Fn(T, T) -> T) -> T {
+    let mut r = partial[0];
+    let mut first = 0u32;
+    while first < count {
+        for k in 0..8u32 {
+            let i = first + k;
+            let v = partial[(i % 32) as usize];
+            if i > 0 && i < count {
+                r = op(r, v);
+            }
+        }
+        first += 8;
+    }
+    r
+}
+
 /// `op` over the values of every thread of the block, in thread order, in every thread.
+///
+/// Warp 0 alone combines the warps' values (in `partial[32]`), which every thread reads
+/// after a second barrier: the other warps run no combination at all.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
-    let partial = gpu::shared_array::<T, 32>();
+    let partial = gpu::shared_array::<T, 33>();
     let (t, n) = thread_rank();
     let w = super::warp::reduce(v, &op);
     if t % 32 == 0 {
         partial[(t / 32) as usize] = w;
     }
     gpu::sync_threads();
-    let mut r = partial[0];
-    for i in 1..(n / 32) as usize {
-        r = op(r, partial[i]);
+    if t < 32 {
+        let r = combine_first(partial, n / 32, &op);
+        if t == 0 {
+            partial[32] = r;
+        }
     }
     gpu::sync_threads();
-    r
+    partial[32]
 }
 
 /// The sum of the block's values (integers wrap), in every thread.
@@ -71,11 +99,7 @@ pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
     gpu::sync_threads();
     let mut r = x;
     if warp > 0 {
-        let mut before = partial[0];
-        for i in 1..warp {
-            before = op(before, partial[i]);
-        }
-        r = op(before, x);
+        r = op(combine_first(partial, warp as u32, &op), x);
     }
     gpu::sync_threads();
     r
@@ -95,11 +119,7 @@ pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) 
     let within = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
     let mut r = init;
     if warp > 0 {
-        let mut before = partial[0];
-        for i in 1..warp {
-            before = op(before, partial[i]);
-        }
-        r = op(r, before);
+        r = op(r, combine_first(partial, warp as u32, &op));
     }
     if lane > 0 {
         r = op(r, within);
