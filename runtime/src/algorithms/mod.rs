@@ -368,6 +368,16 @@ fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
     (n.div_ceil(per_block), per_block)
 }
 
+/// Blocks and elements per block of a histogram's or a sort's counting pass over `n > 0`
+/// elements: at most [`REDUCE_BLOCKS`] blocks, each a contiguous range.
+fn count_grid(n: usize) -> (usize, usize) {
+    let per_block = n
+        .div_ceil(REDUCE_BLOCKS)
+        .next_multiple_of(BLOCK)
+        .max(16 * BLOCK);
+    (n.div_ceil(per_block), per_block)
+}
+
 /// Launches the two passes of a built-in reduction; `None` for empty input.
 fn reduce_op<T: Number>(
     stream: &Stream,
@@ -455,7 +465,7 @@ struct ScanStates<W: Element> {
     tiles: usize,
 }
 
-impl<W: Element> ScanStates<W> {
+impl<W: Element + cudarc::driver::ValidAsZeroBits> ScanStates<W> {
     fn take(stream: &Stream, tiles: usize) -> Result<Self> {
         let packed = packs::<W>();
         Ok(ScanStates {
@@ -631,7 +641,7 @@ pub fn histogram<T: Number>(
     if x.is_empty() {
         return Ok(());
     }
-    let (blocks, per_block) = reduce_grid(x.len());
+    let (blocks, per_block) = count_grid(x.len());
     let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
     T::histogram(stream, config, bins, x, per_block, lower, upper)
 }
@@ -678,7 +688,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
             LaunchConfig::for_elements(256 * passes, block),
             &mut h,
         )?;
-        let (blocks, per_block) = reduce_grid(n);
+        let (blocks, per_block) = count_grid(n);
         K::sort_counts(
             stream,
             LaunchConfig::new(blocks as u32, block),
