@@ -93,7 +93,7 @@ fn histogram_uses_shared_atomics() {
 }
 
 /// Each kernel's PTX holds its entry (that compiling a kernel again gives the same bytes is
-/// `codegen/tests/deterministic.rs`).
+/// `codegen/src/tests/deterministic.rs`).
 #[test]
 fn each_ptx_holds_its_entry() {
     for (name, entry, ptx) in all_kernels() {

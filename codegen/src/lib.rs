@@ -7,8 +7,8 @@
 //! the front end that reads what users write before compiling: [`KernelOptions`] (the
 //! attribute), [`launch`] (the syntax of `launch!`), [`device`] (`#[device]` bundles),
 //! [`consts`] (a module's items), [`check_nesting`] and [`check_device_in`]. The other modules
-//! are public only for this crate's tests and tools (hidden from the docs, no stability
-//! promise); `tests/architecture.rs` keeps the macro crate to the list above. Everything here
+//! are private; the compiler's tests are unit tests (`src/tests/`), and `tests/architecture.rs`
+//! keeps the macro crate to the list above. Everything here
 //! can be tested without `proc_macro`. Errors are `syn::Error`s at the user's spans, several
 //! combined into one.
 
@@ -20,32 +20,30 @@ pub mod device;
 pub mod imports;
 pub mod launch;
 
-/// Declares the compiler's internal modules: public only for this crate's tests and tools,
-/// hidden from the docs.
-macro_rules! internal {
-    ($($m:ident),* $(,)?) => {
-        $(#[doc(hidden)] pub mod $m;)*
-    };
-}
+mod check;
+mod emit;
+mod format;
+mod ir;
+mod libdevice;
+mod lower;
+mod options;
+mod param_space;
+mod passes;
+#[cfg(test)]
+mod print;
+mod sass;
+mod sim;
+mod target;
+mod ty;
+mod verify;
+mod walk;
 
-internal!(
-    check,
-    emit,
-    format,
-    ir,
-    libdevice,
-    lower,
-    options,
-    param_space,
-    passes,
-    print,
-    sass,
-    sim,
-    target,
-    ty,
-    verify,
-    walk,
-);
+// The compiler's own tests reach its private modules by the crate's name, as its users'
+// paths would read.
+#[cfg(test)]
+extern crate self as cuprum_codegen;
+#[cfg(test)]
+mod tests;
 
 use inkwell::context::Context;
 

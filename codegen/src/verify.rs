@@ -21,6 +21,7 @@ use crate::ty::Ty;
 use crate::walk;
 
 /// Checks every invariant; the error lists each violation on its own line.
+#[cfg(test)]
 pub fn verify_program(program: &Program) -> Result<(), String> {
     let problems = problems(program, None);
     if problems.is_empty() {

@@ -126,15 +126,6 @@ pub fn block(block: &Block, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-/// Calls `f` on the index expressions of a place, without changing anything.
-pub fn place(place: &Place, f: &mut dyn FnMut(&Expr)) {
-    for p in &place.proj {
-        if let Proj::Index { index, .. } = p {
-            expr(index, f);
-        }
-    }
-}
-
 /// The direct sub-expressions and blocks of `e`, in evaluation order (a block's own
 /// expressions are not listed: visit them with [`block`]).
 pub fn children<'e>(e: &'e Expr) -> (Vec<&'e Expr>, Vec<&'e Block>) {

@@ -2,7 +2,9 @@
 //! the call, saying how to install it. (Its own test binary: the search result is cached per
 //! process, and this one must start with `CUPRUM_LIBDEVICE` pointing nowhere.)
 
-mod common;
+fn parse(src: &str) -> syn::ItemFn {
+    syn::parse_str(src).unwrap_or_else(|e| panic!("test kernel does not parse: {e}\n{src}"))
+}
 
 #[test]
 fn missing_libdevice_is_an_error_at_the_call() {
@@ -14,7 +16,7 @@ fn missing_libdevice_is_an_error_at_the_call() {
         y[i] = x[i].exp();
     }
 }";
-    let item = common::parse(src);
+    let item = parse(src);
     let opts = cuprum_codegen::KernelOptions::default();
     let e = cuprum_codegen::compile_kernel(&item, &opts, &cuprum_codegen::Target::default_target())
         .expect_err("exp needs libdevice");
@@ -28,7 +30,7 @@ fn missing_libdevice_is_an_error_at_the_call() {
     assert_eq!(e.into_iter().count(), 1);
 
     // A kernel without libdevice math still compiles.
-    let plain = common::parse(
+    let plain = parse(
         "fn k(y: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); if i < y.len() { y[i] = x[i].sqrt(); } }",
     );
     cuprum_codegen::compile_kernel(&plain, &opts, &cuprum_codegen::Target::default_target())

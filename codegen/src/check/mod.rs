@@ -9,8 +9,8 @@ mod builtins;
 mod call;
 mod closure;
 mod consts;
-mod enums;
 mod elements;
+mod enums;
 mod expr;
 mod infer;
 mod init;
@@ -39,15 +39,11 @@ use crate::ty::{Scalar, Ty};
 use infer::InferCtx;
 
 pub use builtins::GPU_FUNCTIONS;
-pub use limits::{check_nesting, MAX_GROUP_DEPTH};
+pub use limits::check_nesting;
 pub use suggest::closest;
 
-/// A type as a person writes it (`(f32, u32)`), for messages outside the checker.
-pub fn type_text(ty: &syn::Type) -> String {
-    source::type_text(ty)
-}
-
 /// Checks a `#[kernel]` function and returns its typed IR, or every error found.
+#[cfg(test)]
 pub fn check_kernel(
     item: &syn::ItemFn,
     options: &KernelOptions,
@@ -57,7 +53,8 @@ pub fn check_kernel(
     check_kernel_in(item, options, devices, generics, &ModuleItems::default())
 }
 
-/// [`check_kernel`] for a kernel whose module holds the `const` and `static` items `module`.
+/// Checks a `#[kernel]` function whose module holds the `const` and `static` items `module`,
+/// and returns its typed IR, or every error found.
 pub fn check_kernel_in(
     item: &syn::ItemFn,
     options: &KernelOptions,
@@ -178,11 +175,12 @@ fn grid_syncs(kernel: &Function, functions: &[Function]) -> Vec<Span> {
 
 /// Checks a non-generic `#[device]` function on its own (so that its mistakes are reported at
 /// its definition, once).
+#[cfg(test)]
 pub fn check_device(item: &syn::ItemFn, devices: &DeviceTable) -> Result<(), syn::Error> {
     check_device_in(item, devices, &ModuleItems::default())
 }
 
-/// [`check_device`] for a function whose module holds the `const` and `static` items
+/// Checks a non-generic `#[device]` function whose module holds the `const` and `static` items
 /// `module`.
 pub fn check_device_in(
     item: &syn::ItemFn,

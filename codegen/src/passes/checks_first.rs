@@ -447,7 +447,12 @@ impl Pass<'_> {
                 !dirty.contains(&place.base)
                     && matches!(
                         self.f.locals[place.base].ty,
-                        Ty::Scalar(_) | Ty::Enum(_) | Ty::Tuple(_) | Ty::Dim3 | Ty::Array(..) | Ty::Struct(_)
+                        Ty::Scalar(_)
+                            | Ty::Enum(_)
+                            | Ty::Tuple(_)
+                            | Ty::Dim3
+                            | Ty::Array(..)
+                            | Ty::Struct(_)
                     )
                     && place.proj.iter().all(|p| match p {
                         Proj::Field(_) => true,

@@ -1,7 +1,7 @@
 //! Ahead-of-time SASS (`CUPRUM_SASS`): ptxas assembles a kernel's PTX into a cubin for each
 //! listed architecture.
 
-mod common;
+use super::common;
 
 use cuprum_codegen::sass::{assemble, parse_archs};
 use cuprum_codegen::toolkit;

@@ -1,7 +1,7 @@
 //! User types: every use of a `DeviceCopy` struct that kernels do not support is an error
 //! (never a panic of the compiler), and supported uses compile.
 
-mod common;
+use super::common;
 
 use cuprum_codegen::consts::module_items;
 use cuprum_codegen::{compile, KernelOptions, KernelSource, Target};

@@ -2,7 +2,7 @@
 //! passes make), the verifier (every violated invariant, each reported), and the passes'
 //! results keyed by check site.
 
-mod common;
+use super::common;
 
 use cuprum_codegen::ir::{ExprKind, Proj, Stmt};
 use cuprum_codegen::{check, passes, print, verify, KernelOptions, Program};

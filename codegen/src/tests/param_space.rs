@@ -2,7 +2,7 @@
 //! allows is a compile error naming the limit, and a kernel at the limit compiles and
 //! assembles (ptxas is the judge of the limit and of the layout the check counts).
 
-mod common;
+use super::common;
 
 use cuprum_codegen::sass::{assemble, parse_archs};
 use cuprum_codegen::{param_space, toolkit, KernelOptions, Target};

@@ -1,7 +1,7 @@
 //! Assertions and printing in the compiler: the two builds of a kernel with
 //! `debug_assert!`, what a site records, device functions called inside macro arguments.
 
-mod common;
+use super::common;
 use common::*;
 
 use cuprum_codegen::ir::{CheckKind, PanicForm};

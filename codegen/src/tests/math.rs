@@ -1,6 +1,6 @@
 //! Math through libdevice and LLVM intrinsics: the PTX calls what it should.
 
-mod common;
+use super::common;
 
 use common::{compile, compile_with, entry_body};
 use cuprum_codegen::KernelOptions;

@@ -1,6 +1,6 @@
 //! The type checker: Rust's typing rules, literal inference, and errors collected at spans.
 
-mod common;
+use super::common;
 
 use common::{compile, errors};
 use cuprum_codegen::ir::{ExprKind, Stmt};

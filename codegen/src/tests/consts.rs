@@ -1,7 +1,7 @@
 //! Constants: what the checker computes for module and body `const` items (Rust's values,
 //! Rust's overflow errors), and errors that stop at the constant.
 
-mod common;
+use super::common;
 
 use cuprum_codegen::consts::{module_items, ModuleItems};
 use cuprum_codegen::ir::ExprKind;

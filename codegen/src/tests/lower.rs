@@ -1,6 +1,6 @@
 //! Lowering and emission: the PTX each construct produces.
 
-mod common;
+use super::common;
 
 use common::{compile, compile_with, entry_body};
 use cuprum_codegen::KernelOptions;

@@ -1,0 +1,16 @@
+//! The compiler's tests, as unit tests so that they reach its private modules (one test binary,
+//! not one per file: each links LLVM). `tests/libdevice_missing.rs` stays an integration test:
+//! it needs a process of its own.
+
+mod check;
+mod common;
+mod consts;
+mod deterministic;
+mod fuzz;
+mod ir;
+mod lower;
+mod math;
+mod param_space;
+mod report;
+mod sass;
+mod structs;
