@@ -50,7 +50,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
         // `block = (X, Y, Z)`: the runtime launches no other shape (and `.reqntid` makes the
         // driver refuse one), so `block_dim()` is a constant and each index below it.
         if let (Some(b), "ntid") = (self.options.block, reg) {
-            return self.ctx.i32_type().const_int(u64::from(b[axis as usize]), false);
+            return self
+                .ctx
+                .i32_type()
+                .const_int(u64::from(b[axis as usize]), false);
         }
         let a = ["x", "y", "z"][axis as usize];
         let v = self

@@ -640,7 +640,9 @@ impl Pass<'_> {
         let r = self.range(e, env);
         let launch_bound = self.key(e).is_some_and(|k| {
             let undeclared = ["ThreadIdx", "BlockDim", "WarpId"];
-            ["BlockIdx", "GridDim", "GlobalId"].iter().any(|b| k.contains(b))
+            ["BlockIdx", "GridDim", "GlobalId"]
+                .iter()
+                .any(|b| k.contains(b))
                 || (!self.launch.declared && undeclared.iter().any(|b| k.contains(b)))
         });
         if r.1 < 1 << 20 && !launch_bound {
