@@ -24,7 +24,12 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         enums::enum_match,
         enums::run_program,
         imported::step_bodies,
-        imported::shade
+        imported::shade,
+        enums::classify,
+        enums::apply_reversed,
+        enums::run_steps,
+        enums::write_codes,
+        enums::guarded_last
     ]
 }
 
@@ -68,4 +73,27 @@ fn struct_tables_are_in_constant_memory() {
     let consts: Vec<&str> = ptx.lines().filter(|l| l.contains(".const")).collect();
     assert!(consts.iter().any(|l| l.contains("TABLE")), "{ptx}");
     assert!(ptx.contains("ld.const"), "{ptx}");
+}
+
+/// An enum in device memory is its `repr` integer, loaded and stored as it (`u8` for `Op`),
+/// and a `match` on one read from memory has no `unreachable` default: the PTX of the
+/// method it calls tests the discriminants and takes the last arm otherwise, so an integer
+/// that is no variant (written through `as_repr_mut`) gives a defined result. No `trap`
+/// comes from the enum either.
+#[test]
+fn enums_in_memory_are_their_repr() {
+    let ptx = enums::apply_reversed::PTX;
+    assert!(
+        ptx.contains("ld.global.nc.u8") || ptx.contains("ld.global.nc.b8"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("st.shared.u8") || ptx.contains("st.shared.b8"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("ld.shared.u8") || ptx.contains("ld.shared.b8"),
+        "{ptx}"
+    );
+    assert!(!ptx.contains("trap"), "{ptx}");
 }

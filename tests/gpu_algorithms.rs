@@ -345,7 +345,10 @@ fn check_sort<K: SortKey>() -> cuprum::Result<()> {
         let mut r = fastrand::Rng::new();
         // Fewer lengths than `lengths()` on the simulator, where a sort of 70001 64-bit keys
         // takes a minute; 2^28 is run for u32 on its own.
-        let lengths = lengths::<K>(&dev);
+        // 9000: three sort tiles (of 4096 keys, 3072 for 8-byte keys), so a tile looks back
+        // past its predecessor.
+        let mut lengths = lengths::<K>(&dev);
+        lengths.push(9_000);
         for n in lengths
             .into_iter()
             .filter(|&n| n < 20_000_000 && (n < 10_000 || !dev.is_simulator()))
@@ -401,6 +404,45 @@ macro_rules! sort_tests {
 sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize: isize,
     sort_u8: u8, sort_u16: u16, sort_u32: u32, sort_u64: u64, sort_usize: usize,
     sort_f32: f32, sort_f64: f64);
+
+/// Sorts with onesweep's look-back (the benchmark's other strategy) against the CPU. The switch
+/// is global: tests running meanwhile sort with either strategy, both correct.
+#[test]
+fn sort_with_look_back() -> cuprum::Result<()> {
+    fn check<K: SortKey>(stream: &Stream, n: usize, what: &str) -> cuprum::Result<()> {
+        let mut r = fastrand::Rng::new();
+        let keys: Vec<K> = (0..n)
+            .map(|_| K::key(&mut r, n.is_multiple_of(2)))
+            .collect();
+        let values: Vec<u32> = (0..n as u32).collect();
+        let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        want.sort_by(|a, b| K::order(&a.0, &b.0));
+        let (mut dk, mut dv) = (stream.to_device(&keys)?, stream.to_device(&values)?);
+        algorithms::sort_pairs(stream, &mut dk, &mut dv)?;
+        let (gk, gv) = (stream.to_host(&dk)?, stream.to_host(&dv)?);
+        for i in 0..n {
+            assert_eq!(gk[i].bits(), want[i].0.bits(), "{what} n={n}: key {i}");
+            assert_eq!(gv[i], want[i].1, "{what} n={n}: value {i}");
+        }
+        Ok(())
+    }
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let sizes: &[usize] = if dev.is_simulator() {
+            &[9_000]
+        } else {
+            &[9_000, 4_000_037]
+        };
+        algorithms::__sort_with_lookback(true);
+        let result = sizes.iter().try_for_each(|&n| {
+            check::<u32>(&stream, n, "u32")?;
+            check::<f64>(&stream, n, "f64")
+        });
+        algorithms::__sort_with_lookback(false);
+        result?;
+    }
+    Ok(())
+}
 
 #[test]
 fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {

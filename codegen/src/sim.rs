@@ -525,7 +525,10 @@ impl Emitter<'_> {
     fn read(&mut self, place: &Place, span: Span) -> TokenStream {
         match self.place_access(place, span) {
             Access::Local(path) => quote!(#path),
-            Access::Place(at) => quote!(#at.load()),
+            Access::Place(at) => {
+                let loc = self.loc(span);
+                quote!(#at.load(__t, #loc)?)
+            }
             Access::Element { view, index } => {
                 let loc = self.loc(span);
                 quote!(#view.load(__t, #index, #loc)?)
@@ -587,7 +590,8 @@ impl Emitter<'_> {
                         quote!({ let __v = #v; let __p = &mut #path; let __old = *__p; *__p = #new; })
                     }
                     Access::Place(at) => {
-                        quote!({ let __v = #v; let __p = #at; let __old = __p.load(); __p.store(#new); })
+                        let loc = self.loc(span);
+                        quote!({ let __v = #v; let __p = #at; let __old = __p.load(__t, #loc)?; __p.store(#new); })
                     }
                     Access::Element { view, index } => {
                         let l1 = self.loc(span);

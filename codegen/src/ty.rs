@@ -218,12 +218,13 @@ pub fn struct_layout(def: &StructDef) -> Option<Layout> {
     })
 }
 
-/// Whether values of `ty` can be elements of slices and shared arrays: scalars, arrays of
+/// Whether values of `ty` can be elements of slices and shared arrays: scalars, field-less
+/// enums (their `repr` integer; see `DeviceEnum` for how the host reads them back), arrays of
 /// elements and structs (whose fields are elements by construction). Tuples are not: their
 /// layout is Rust's, not `repr(C)`, and the host has no buffers of them.
 pub fn is_element(ty: &Ty) -> bool {
     match ty {
-        Ty::Scalar(_) | Ty::Struct(_) => true,
+        Ty::Scalar(_) | Ty::Struct(_) | Ty::Enum(_) => true,
         Ty::Array(t, n) => *n > 0 && is_element(t),
         _ => false,
     }

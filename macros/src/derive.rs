@@ -135,9 +135,11 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
     let tys: Vec<&syn::Type> = fields.iter().map(|f| &f.ty).collect();
     let sim = quote!(#rt::sim::SimValue);
     let label = name.to_string();
-    // Each impl holds when every field's type has it (an enum field has none of them: its
-    // bit patterns are not all values, so a struct holding one is no buffer element); the
-    // higher-ranked bounds make an unmet one leave the impl out rather than be an error.
+    // Each impl holds when every field's type has it (an enum without a zero variant has no
+    // `ValidAsZeroBits`, so neither has a struct holding one); the higher-ranked bounds make
+    // an unmet one leave the impl out rather than be an error. The simulator's `load_from`
+    // fails when a field's does (an enum field holding no variant), and `CHECKED` says
+    // whether one can.
     let bound = |tr: TokenStream| -> Vec<TokenStream> {
         tys.iter()
             .map(|t| quote_spanned!(t.span()=> for<'__cuprum> #t: #tr))
@@ -152,18 +154,29 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
         // SAFETY: each field is read and written through its own type's accesses at its
         // offset; the fields cover the struct's bytes (it has no padding).
         unsafe impl #sim for #name where #(#sim_bounds),* {
+            const CHECKED: bool = false #(|| <#tys as #sim>::CHECKED)*;
             #[inline]
-            unsafe fn load_from(p: *const u8) -> Self {
+            unsafe fn load_from(p: *const u8) -> ::core::result::Result<Self, #rt::sim::NotAValue> {
                 // SAFETY: each field lies within the value at `p` (the caller's contract).
-                unsafe {
-                    #name { #(#members: <#tys as #sim>::load_from(p.add(::core::mem::offset_of!(#name, #members))),)* }
-                }
+                ::core::result::Result::Ok(unsafe {
+                    #name { #(#members: <#tys as #sim>::load_from(p.add(::core::mem::offset_of!(#name, #members)))?,)* }
+                })
             }
             #[inline]
             unsafe fn store_to(p: *mut u8, v: Self) {
                 // SAFETY: as above.
                 unsafe {
                     #(<#tys as #sim>::store_to(p.add(::core::mem::offset_of!(#name, #members)), v.#members);)*
+                }
+            }
+            #[inline]
+            unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+                // SAFETY: each field of both values (the caller's contract).
+                unsafe {
+                    #(<#tys as #sim>::copy_bits(
+                        src.add(::core::mem::offset_of!(#name, #members)),
+                        dst.add(::core::mem::offset_of!(#name, #members)),
+                    );)*
                 }
             }
         }
@@ -176,8 +189,10 @@ fn element_impls(name: &syn::Ident, fields: &syn::Fields) -> TokenStream {
 }
 
 /// `#[derive(DeviceCopy)]` on a field-less enum with an integer `#[repr(..)]`: kernels hold
-/// it as its discriminant. It is not `AnyBitPattern` (most bit patterns are no variant), so
-/// it is not a buffer element: host code never reads device memory as an enum.
+/// it as its discriminant. It is an `Element` and a `DeviceEnum` (its memory viewed as the
+/// `repr` integer), but not `AnyBitPattern` (most bit patterns are no variant): its
+/// `SimValue::load_from` checks the discriminant, which is how the simulator and every host
+/// copy read it, and it is `ValidAsZeroBits` only when a variant's discriminant is 0.
 fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<TokenStream> {
     let name = &item.ident;
     if !item.generics.params.is_empty() {
@@ -211,6 +226,11 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
     let repr = enum_repr(item)?;
     let size = repr.bytes() as usize;
     let size_msg = format!("`{name}` is not the size of its `repr`");
+    let rt = crate::private();
+    let sim = quote!(#rt::sim::SimValue);
+    let int = syn::Ident::new(repr.name(), name.span());
+    let variants: Vec<&syn::Ident> = data.variants.iter().map(|v| &v.ident).collect();
+    let label = name.to_string();
     Ok(quote! {
         const _: () = {
             assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
@@ -219,6 +239,56 @@ fn derive_enum(item: &syn::DeriveInput, data: &syn::DataEnum) -> syn::Result<Tok
             unsafe impl ::cuprum::DeviceCopy for #name {}
             // SAFETY: as above: kernels receive the discriminant as the `repr` integer.
             unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+            // SAFETY: `#int` is the enum's `repr`: same size and alignment, and every value of
+            // the enum is one of `#int`.
+            unsafe impl ::cuprum::DeviceEnum for #name {
+                type Repr = #int;
+            }
+            // Zero bits are a value only when a variant's discriminant is 0: rustc computes
+            // it, and the higher-ranked bound leaves the impl out when it is not.
+            const __CUPRUM_ZERO_IS_A_VARIANT: bool = false #(|| #name::#variants as #int == 0)*;
+            // SAFETY: the bound holds only when zero is a variant's discriminant.
+            unsafe impl #rt::ValidAsZeroBits for #name
+            where
+                for<'__cuprum> #rt::ZeroIsAVariant<__CUPRUM_ZERO_IS_A_VARIANT>: #rt::Holds
+            {
+            }
+            // SAFETY: one atomic access of the `repr`'s width; `Ok` only for a variant's
+            // discriminant.
+            unsafe impl #sim for #name {
+                const CHECKED: bool = true;
+                #[inline]
+                unsafe fn load_from(p: *const u8) -> ::core::result::Result<Self, #rt::sim::NotAValue> {
+                    // SAFETY: the caller's contract is `SimValue::load_from`'s.
+                    let bits = unsafe { <#int as #sim>::load_from(p) }.unwrap_or(0);
+                    #(
+                        if bits == #name::#variants as #int {
+                            return ::core::result::Result::Ok(#name::#variants);
+                        }
+                    )*
+                    ::core::result::Result::Err(#rt::sim::NotAValue {
+                        ty: #label,
+                        value: bits as i128,
+                        repr: stringify!(#int),
+                    })
+                }
+                #[inline]
+                unsafe fn store_to(p: *mut u8, v: Self) {
+                    // SAFETY: as above.
+                    unsafe { <#int as #sim>::store_to(p, v as #int) }
+                }
+                #[inline]
+                unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+                    // SAFETY: the `repr` integer's accesses (the caller's contract).
+                    unsafe { <#int as #sim>::copy_bits(src, dst) }
+                }
+            }
+            // SAFETY: `DeviceCopy` (above); reads from memory check the discriminant
+            // (`SimValue::CHECKED`, and the runtime's copies to the host), so no bit pattern
+            // that is no variant ever becomes a value; zero is not required to be one.
+            unsafe impl #rt::Element for #name {
+                const NAME: &'static str = #label;
+            }
         };
     })
 }

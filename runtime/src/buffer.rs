@@ -15,6 +15,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 use cuprum_std::sim::{SimBuffer, SimSlice, SimSliceMut};
 
 use crate::device::{Device, DeviceKind};
+use crate::device_copy::DeviceEnum;
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
 use crate::order::Uses;
@@ -122,6 +123,29 @@ impl<T> Tracked for GpuMemory<T> {
 /// What a graph holds: an allocation and whether its launches write it.
 pub(crate) type KeepAlive = (Arc<dyn Tracked>, bool);
 
+/// What a view needs of its allocation, whatever its element type (a view of an enum buffer
+/// as integers shares the enum buffer's allocation).
+pub(crate) trait Held: Send + Sync {
+    /// The streams using the allocation.
+    fn uses(&self) -> &Uses;
+    /// The allocation's device address (see [`GpuMemory::base`]).
+    fn base(&self) -> u64;
+    /// A handle that keeps the allocation alive, for a graph.
+    fn keep(&self) -> Arc<dyn Tracked>;
+}
+
+impl<T: 'static> Held for Arc<GpuMemory<T>> {
+    fn uses(&self) -> &Uses {
+        &self.uses
+    }
+    fn base(&self) -> u64 {
+        GpuMemory::base(self)
+    }
+    fn keep(&self) -> Arc<dyn Tracked> {
+        self.clone()
+    }
+}
+
 impl<T> GpuMemory<T> {
     fn new(slice: CudaSlice<T>, uses: Uses) -> Self {
         let memory = GpuMemory {
@@ -183,7 +207,7 @@ impl<T> GpuMemory<T> {
 pub struct DeviceView<'a, T: Element> {
     repr: Repr<'a, T>,
     device: &'a Device,
-    memory: Option<&'a Arc<GpuMemory<T>>>,
+    memory: Option<&'a dyn Held>,
     /// The first element's index in the allocation.
     offset: usize,
 }
@@ -193,7 +217,7 @@ pub struct DeviceView<'a, T: Element> {
 pub struct DeviceViewMut<'a, T: Element> {
     repr: ReprMut<'a, T>,
     device: &'a Device,
-    memory: Option<&'a Arc<GpuMemory<T>>>,
+    memory: Option<&'a dyn Held>,
     /// The first element's index in the allocation.
     offset: usize,
 }
@@ -238,7 +262,7 @@ impl<T: Element> ReprMut<'_, T> {
 pub struct RawView<'a, T> {
     pub(crate) repr: Repr<'a, T>,
     device: &'a Device,
-    memory: Option<&'a Arc<GpuMemory<T>>>,
+    memory: Option<&'a dyn Held>,
     offset: usize,
 }
 
@@ -261,7 +285,7 @@ impl<'a, T: Element> RawView<'a, T> {
 
     /// What keeps the allocation alive (GPU memory only), for a graph that reads it.
     pub(crate) fn keep_alive(&self) -> Option<KeepAlive> {
-        self.memory.map(|m| (m.clone() as Arc<dyn Tracked>, false))
+        self.memory.map(|m| (m.keep(), false))
     }
 
     /// Before a read is queued on `s`: orders it after other streams' writes (see
@@ -269,7 +293,7 @@ impl<'a, T: Element> RawView<'a, T> {
     pub(crate) fn before_use(&self, s: &Arc<cudarc::driver::CudaStream>) -> Result<()> {
         match (self.memory, &self.repr) {
             (Some(m), Repr::Gpu(v)) => m
-                .uses
+                .uses()
                 .before(s, false, || {
                     let _ = v.device_ptr(s);
                     Ok(())
@@ -292,7 +316,7 @@ impl<'a, T: Element> RawView<'a, T> {
 pub struct RawViewMut<'a, T> {
     pub(crate) repr: ReprMut<'a, T>,
     device: &'a Device,
-    memory: Option<&'a Arc<GpuMemory<T>>>,
+    memory: Option<&'a dyn Held>,
     offset: usize,
 }
 
@@ -304,7 +328,7 @@ impl<T: Element> RawViewMut<'_, T> {
 
     /// What keeps the allocation alive (GPU memory only), for a graph that writes it.
     pub(crate) fn keep_alive(&self) -> Option<KeepAlive> {
-        self.memory.map(|m| (m.clone() as Arc<dyn Tracked>, true))
+        self.memory.map(|m| (m.keep(), true))
     }
 
     /// Before a write is queued on `s`: orders it after other streams' reads and writes (see
@@ -312,7 +336,7 @@ impl<T: Element> RawViewMut<'_, T> {
     pub(crate) fn before_use(&mut self, s: &Arc<cudarc::driver::CudaStream>) -> Result<()> {
         match (self.memory, &mut self.repr) {
             (Some(m), ReprMut::Gpu(v)) => m
-                .uses
+                .uses()
                 .before(s, true, || {
                     let _ = v.device_ptr_mut(s);
                     Ok(())
@@ -458,7 +482,10 @@ impl<T: Element> DeviceBuffer<T> {
             // of it can be alive.
             Storage::Gpu { memory, .. } => unsafe {
                 memory.refresh_base();
-                (Repr::Gpu(memory.get().slice(a..b)), Some(memory))
+                (
+                    Repr::Gpu(memory.get().slice(a..b)),
+                    Some(memory as &dyn Held),
+                )
             },
             // SAFETY: the view borrows the buffer for `'_`.
             Storage::Sim(s) => (Repr::Sim(unsafe { s.view(a, b - a) }, PhantomData), None),
@@ -481,7 +508,7 @@ impl<T: Element> DeviceBuffer<T> {
                     memory.refresh_base();
                     memory.get_mut()
                 };
-                (ReprMut::Gpu(s.slice_mut(a..b)), Some(&*memory))
+                (ReprMut::Gpu(s.slice_mut(a..b)), Some(memory as &dyn Held))
             }
             // SAFETY: the view borrows the buffer exclusively for `'_`.
             Storage::Sim(s) => (
@@ -502,7 +529,15 @@ impl<T: Element> DeviceBuffer<T> {
     /// when waiting for Cuprum's work fails. When a Cuprum write of the buffer may still be
     /// running, waits on the host for it (once), so that cudarc code may read the slice on
     /// any stream; Cuprum's next uses of the buffer wait on cudarc's events of it.
+    ///
+    /// `None` also for an element type holding an enum: its memory may hold bits that are
+    /// no variant (see [`DeviceEnum`](crate::DeviceEnum)), which cudarc's copies would make
+    /// into host values unchecked; [`as_repr`](DeviceBuffer::as_repr) views the integers
+    /// (whose [`device_ptr`](DeviceView::device_ptr) other libraries may take).
     pub fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        if T::CHECKED {
+            return None;
+        }
         let (memory, slice, len) = self.cuda()?;
         if slice.len() != len || memory.uses.settle_writes_host().is_err() {
             return None;
@@ -521,7 +556,7 @@ impl<T: Element> DeviceBuffer<T> {
         let Storage::Gpu { memory, empty } = &mut self.storage else {
             return None;
         };
-        if *empty {
+        if *empty || T::CHECKED {
             return None;
         }
         // SAFETY: this buffer owns the memory and `&mut self` is exclusive.
@@ -564,10 +599,17 @@ impl<T: Element> DeviceBuffer<T> {
     /// becomes cudarc's zero-length slice.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] on the simulator; [`Error::Capture`] when a [`Graph`](crate::Graph)
-    /// still uses the memory; driver errors from ordering, or when an empty slice cannot be
-    /// made.
+    /// [`Error::Unsupported`] on the simulator, and for an element type holding an enum (as
+    /// [`cuda_slice`](DeviceBuffer::cuda_slice) is `None` for it); [`Error::Capture`] when a
+    /// [`Graph`](crate::Graph) still uses the memory; driver errors from ordering, or when an
+    /// empty slice cannot be made.
     pub fn into_cuda_slice(self) -> Result<CudaSlice<T>> {
+        if T::CHECKED {
+            return Err(Error::Unsupported(format!(
+                "into_cuda_slice: `{}` holds an enum, and cudarc would read its memory without checking the discriminants",
+                T::NAME
+            )));
+        }
         let (memory, empty) = match self.storage {
             Storage::Gpu { memory, empty } => (memory, empty),
             Storage::Sim(_) => {
@@ -633,6 +675,76 @@ impl<T: Element> DeviceBuffer<T> {
     }
 }
 
+impl<E: DeviceEnum> DeviceBuffer<E> {
+    /// The buffer's memory as the enum's `repr` integers (`u8` for `#[repr(u8)]`), read-only:
+    /// the discriminants, for a kernel's `&[u8]` parameter, a copy to the host as integers, or
+    /// a raw pointer for another library.
+    pub fn as_repr(&self) -> DeviceView<'_, E::Repr> {
+        let len = self.len();
+        let (repr, memory) = match &self.storage {
+            // SAFETY: this buffer owns the memory and `&self` is shared; `E::Repr` has `E`'s
+            // size, and every bit pattern is one of its values.
+            Storage::Gpu { memory, .. } => unsafe {
+                memory.refresh_base();
+                let v = memory.get().transmute::<E::Repr>(len);
+                (
+                    Repr::Gpu(v.expect("the `repr` has the enum's size")),
+                    Some(memory as &dyn Held),
+                )
+            },
+            // SAFETY: the view borrows the buffer for `'_`; as above.
+            Storage::Sim(s) => (
+                Repr::Sim(unsafe { s.view(0, len).reinterpret(0, len) }, PhantomData),
+                None,
+            ),
+        };
+        DeviceView {
+            repr,
+            device: &self.device,
+            memory,
+            offset: 0,
+        }
+    }
+
+    /// The buffer's memory as the enum's `repr` integers, writable: a kernel's `&mut [u8]`
+    /// parameter (for a `#[repr(u8)]` enum) or a copy may write any integer there, a
+    /// discriminant or not. Reading the buffer as `E` afterwards checks every element: the
+    /// host's copies return [`Error::NotAVariant`] for an integer that is no variant (and a
+    /// kernel on the simulator stops with that report; on a GPU a kernel reads the integer
+    /// as it is, and a `match` on it takes its last arm).
+    pub fn as_repr_mut(&mut self) -> DeviceViewMut<'_, E::Repr> {
+        let len = self.len();
+        let (repr, memory) = match &mut self.storage {
+            Storage::Gpu { memory, .. } => {
+                // SAFETY: this buffer owns the memory and `&mut self` is exclusive: no view is
+                // alive; `E::Repr` has `E`'s size, and reads of `E` check what is written.
+                let v = unsafe {
+                    memory.refresh_base();
+                    memory.get_mut().transmute_mut::<E::Repr>(len)
+                };
+                (
+                    ReprMut::Gpu(v.expect("the `repr` has the enum's size")),
+                    Some(memory as &dyn Held),
+                )
+            }
+            // SAFETY: the view borrows the buffer exclusively for `'_`; as above.
+            Storage::Sim(s) => (
+                ReprMut::Sim(
+                    unsafe { s.view_mut(0, len).reinterpret(0, len) },
+                    PhantomData,
+                ),
+                None,
+            ),
+        };
+        DeviceViewMut {
+            repr,
+            device: &self.device,
+            memory,
+            offset: 0,
+        }
+    }
+}
+
 /// Orders Cuprum's uses of `slice` before whatever cudarc code does with it next: the slice's
 /// stream waits for them, then cudarc's events of the slice are recorded there (they only
 /// exist, and are only waited on, while cudarc tracks several streams; with one, cudarc's
@@ -652,7 +764,7 @@ fn hand_to_cudarc<T>(
 fn raw_device_ptr<T: Element>(view: &RawView<'_, T>) -> Result<u64> {
     match view.memory {
         Some(m) => {
-            m.uses
+            m.uses()
                 .settle_host()
                 .during("waiting for the buffer's work")?;
             Ok(view.kernel_ptr())

@@ -2,7 +2,9 @@
 //! `alloc_zeros`), and into existing memory (host to device, device to host, device to
 //! device).
 
-use cuprum_std::sim::SimBuffer;
+use std::sync::Arc;
+
+use cuprum_std::sim::{SimBuffer, SimSlice};
 
 use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Repr, ReprMut};
 use crate::element::Element;
@@ -31,9 +33,9 @@ impl Stream {
         self.check_not_capturing("to_device")?;
         match &self.core.kind {
             StreamKind::Gpu { cuda, .. } if data.is_empty() => {
-                let slice = cuda
-                    .alloc_zeros::<T>(1)
-                    .during("allocating device memory")?;
+                // SAFETY: the element backing an empty buffer is never read (its views are
+                // empty, and the cudarc slice is not handed out: `DeviceBuffer::cuda_slice`).
+                let slice = unsafe { cuda.alloc::<T>(1) }.during("allocating device memory")?;
                 Ok(DeviceBuffer::gpu(
                     slice,
                     true,
@@ -57,13 +59,18 @@ impl Stream {
         }
     }
 
-    /// A new device buffer of `len` zeros (`len` may be 0).
+    /// A new device buffer of `len` zeros (`len` may be 0), for element types of which zero
+    /// bits are a value (`ValidAsZeroBits`: every scalar, and a `DeviceCopy` enum only when
+    /// a variant's discriminant is 0).
     ///
     /// # Errors
     /// Driver errors: out of memory, also when `len` elements' byte size overflows (the
     /// simulator reports the same when the host cannot hold them); [`Error::Capture`] on a
     /// capture handle.
-    pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+    pub fn alloc_zeros<T: Element + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<DeviceBuffer<T>> {
         self.check_not_capturing("alloc_zeros")?;
         // cudarc multiplies without checking; a wrapped size would be a smaller allocation.
         if len
@@ -91,11 +98,14 @@ impl Stream {
         }
     }
 
-    /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`.
+    /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`. For an
+    /// element type holding an enum, every element's bits are checked first.
     ///
     /// # Errors
     /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
-    /// device; driver errors.
+    /// device; driver errors; [`Error::NotAVariant`] when an element holds bits that are no
+    /// variant of an enum it holds (written through
+    /// [`as_repr_mut`](crate::DeviceBuffer::as_repr_mut), say).
     pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
         self.check_not_capturing("to_host")?;
         self.synchronize()?;
@@ -103,6 +113,10 @@ impl Stream {
         self.check_device("to_host", view.device())?;
         match (&self.core.kind, &view.repr) {
             (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) if T::CHECKED => {
+                view.before_use(cuda)?;
+                checked_dtoh(cuda, v)
+            }
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
                 view.before_use(cuda)?;
                 let out = cuda.clone_dtoh(v).during("copying to the host")?;
@@ -110,7 +124,7 @@ impl Stream {
                 cuda.synchronize().during("copying to the host")?;
                 Ok(out)
             }
-            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => Ok(v.to_vec()),
+            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => sim_to_vec(v),
             _ => unreachable!("a device's buffers have its kind"),
         }
     }
@@ -172,10 +186,15 @@ impl Stream {
     /// (reading the pinned buffer waits for it; a failed check of an earlier kernel is then
     /// reported by the next [`Stream::synchronize`]).
     ///
+    /// As [`Stream::to_host`], an element type holding an enum is checked element by element;
+    /// it is copied only into ordinary memory (a pinned buffer would hold the bits unchecked).
+    ///
     /// # Errors
     /// [`Error::KernelPanic`] (ordinary memory) when a kernel on this stream failed a check;
     /// [`Error::LengthMismatch`] unless both have the same length; [`Error::WrongDevice`] for
-    /// memory of another device; driver errors; [`Error::Capture`] on a capture handle.
+    /// memory of another device; driver errors; [`Error::Capture`] on a capture handle;
+    /// [`Error::NotAVariant`] as for [`Stream::to_host`] (`dst` is then unchanged);
+    /// [`Error::Unsupported`] for a pinned destination of a type holding an enum.
     pub fn copy_to_host<T: Element>(
         &self,
         src: &(impl DeviceSlice<T> + ?Sized),
@@ -189,8 +208,15 @@ impl Stream {
             self.check_device("copy_to_host", p.device())?;
         }
         same_len(dst.len(), src.repr.len())?;
-        if let HostMut::Pageable(_) = dst {
-            self.synchronize()?;
+        match dst {
+            HostMut::Pageable(_) => self.synchronize()?,
+            HostMut::Pinned(_) if T::CHECKED => {
+                return Err(Error::Unsupported(format!(
+                    "copy_to_host: `{}` holds an enum, whose bits are checked when they reach host values, which an asynchronous copy into pinned memory cannot do; copy into a `Vec` or slice (or use `to_host`)",
+                    T::NAME
+                )))
+            }
+            HostMut::Pinned(_) => {}
         }
         if dst.len() == 0 {
             return Ok(());
@@ -199,6 +225,10 @@ impl Stream {
             src.before_use(cuda)?;
         }
         match (&self.core.kind, &src.repr, &mut dst) {
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pageable(d)) if T::CHECKED => {
+                d.copy_from_slice(&checked_dtoh(cuda, s)?);
+                Ok(())
+            }
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(s), HostMut::Pageable(d)) => {
                 cuda.memcpy_dtoh(s, &mut **d)
                     .during("copying to the host")?;
@@ -214,13 +244,13 @@ impl Stream {
                 done.record(cuda).during("copying to the host")
             }
             (StreamKind::Sim { .. }, Repr::Sim(s, _), HostMut::Pageable(d)) => {
-                d.copy_from_slice(&s.to_vec());
+                d.copy_from_slice(&sim_to_vec(s)?);
                 Ok(())
             }
             (StreamKind::Sim { .. }, Repr::Sim(s, _), HostMut::Pinned(p)) => {
                 p.sim_mut()
                     .expect("the simulator's pinned buffer is a Vec")
-                    .copy_from_slice(&s.to_vec());
+                    .copy_from_slice(&sim_to_vec(s)?);
                 Ok(())
             }
             _ => unreachable!("a device's memory has its kind"),
@@ -256,10 +286,43 @@ impl Stream {
                 .memcpy_dtod(s, d)
                 .during("copying between device buffers"),
             (StreamKind::Sim { .. }, Repr::Sim(s, _), ReprMut::Sim(d, _)) => {
-                d.as_slice().copy_from(&s.to_vec());
+                d.as_slice().copy_bits_from(s);
                 Ok(())
             }
             _ => unreachable!("a device's memory has its kind"),
         }
     }
+}
+
+/// A simulator view's elements, or [`Error::NotAVariant`] for the first whose bits are no
+/// value (an enum's).
+fn sim_to_vec<T: Element>(v: &SimSlice<T>) -> Result<Vec<T>> {
+    v.to_vec().map_err(|(i, e)| Error::not_a_variant(i, e))
+}
+
+/// Copies a GPU view of a type holding an enum to the host as bytes, checks every element,
+/// and only then makes values of them: device memory may hold bits that are no variant
+/// (written through an integer view), which must never become a host enum.
+fn checked_dtoh<T: Element>(
+    cuda: &Arc<cudarc::driver::CudaStream>,
+    v: &cudarc::driver::CudaView<'_, T>,
+) -> Result<Vec<T>> {
+    let n = v.len();
+    let size = std::mem::size_of::<T>();
+    // Zeroed, so the bytes are initialised (a `DeviceCopy` type has no padding) and may be
+    // written as `u8`s; aligned for `T`, so that each element can be read in place.
+    let mut staged = vec![std::mem::MaybeUninit::<T>::zeroed(); n];
+    // SAFETY: the `n * size` bytes of `staged` are initialised (above) and exclusively ours.
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(staged.as_mut_ptr().cast::<u8>(), n * size) };
+    // SAFETY: any bytes are valid `u8`s; the view covers `n * size` bytes.
+    let raw = unsafe { v.transmute::<u8>(n * size) }.expect("a view's bytes cover its elements");
+    cuda.memcpy_dtoh(&raw, bytes)
+        .during("copying to the host")?;
+    cuda.synchronize().during("copying to the host")?;
+    // The staged bytes are read as the simulator reads its memory, through `SimValue`, which
+    // checks each enum's discriminant.
+    // SAFETY: `staged` holds `n` elements' bytes, aligned for `T`, used only through the view.
+    let check = unsafe { SimSlice::<T>::from_host(staged.as_mut_ptr().cast::<u8>(), n) };
+    check.to_vec().map_err(|(i, e)| Error::not_a_variant(i, e))
 }

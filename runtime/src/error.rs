@@ -65,6 +65,30 @@ pub enum Error {
     /// An argument no call can work with (a histogram's empty range, say); nothing was
     /// launched.
     InvalidArgument(String),
+    /// Device memory read into host values of an enum (or of a type holding one) holds bits
+    /// that are no variant of it; nothing was returned (see [`DeviceEnum`](crate::DeviceEnum)).
+    NotAVariant {
+        /// The index of the first element holding such bits.
+        index: usize,
+        /// The enum's name.
+        ty: &'static str,
+        /// The integer found, as the enum's `repr` type reads it.
+        value: i128,
+        /// The `repr` type's name (`u8`).
+        repr: &'static str,
+    },
+}
+
+impl Error {
+    /// The error of element `index` holding `e`.
+    pub(crate) fn not_a_variant(index: usize, e: cuprum_std::sim::NotAValue) -> Error {
+        Error::NotAVariant {
+            index,
+            ty: e.ty,
+            value: e.value,
+            repr: e.repr,
+        }
+    }
 }
 
 /// The error of an allocation that cannot be made, as the driver reports it: its byte size
@@ -142,6 +166,10 @@ impl fmt::Display for Error {
             Error::Nccl(msg) => write!(f, "NCCL: {msg}"),
             Error::Timeout(msg) => write!(f, "timed out: {msg}"),
             Error::Collective(msg) => write!(f, "invalid collective: {msg}"),
+            Error::NotAVariant { index, ty, value, repr } => write!(
+                f,
+                "element {index} holds {value}_{repr}, which is no variant of `{ty}`: device memory read as `{ty}` must hold one of its discriminants"
+            ),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
         }
     }

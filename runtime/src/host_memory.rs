@@ -55,7 +55,10 @@ impl Device {
     /// # Errors
     /// Driver errors: out of page-locked memory, also when the byte size overflows (on the
     /// simulator, when the host cannot hold `len` elements).
-    pub fn alloc_pinned<T: Element>(&self, len: usize) -> Result<PinnedBuffer<T>> {
+    pub fn alloc_pinned<T: Element + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<PinnedBuffer<T>> {
         let storage = match &self.core.kind {
             DeviceKind::Gpu { ctx, .. } => {
                 let n = len.max(1);
@@ -64,8 +67,8 @@ impl Device {
                 {
                     return Err(out_of_memory());
                 }
-                // SAFETY: the memory is zeroed below before anything reads it (every element
-                // type is valid as zero bits).
+                // SAFETY: the memory is zeroed below before anything reads it (`T` is valid
+                // as zero bits).
                 let mut host = unsafe { ctx.alloc_pinned_with_flags::<T>(n, 0) }
                     .during("allocating pinned host memory")?;
                 let ptr = host.as_mut_ptr().during("allocating pinned host memory")?;
@@ -80,7 +83,7 @@ impl Device {
                 // Fallible, as page-locking is on a GPU: a size the host cannot hold is `Err`.
                 let mut v = Vec::new();
                 v.try_reserve_exact(len).map_err(|_| out_of_memory())?;
-                // SAFETY: zero bits are a value of every `Element` (its safety contract).
+                // SAFETY: zero bits are a value of `T` (`ValidAsZeroBits`).
                 v.resize(len, unsafe { std::mem::zeroed::<T>() });
                 Pinned::Sim(v)
             }
@@ -108,7 +111,9 @@ impl<T: Element> PinnedBuffer<T> {
     pub fn device(&self) -> &Device {
         &self.device
     }
+}
 
+impl<T: Element + cudarc::driver::ValidAsZeroBits> PinnedBuffer<T> {
     /// The contents, after the copies queued on the buffer have finished.
     ///
     /// # Errors

@@ -70,7 +70,7 @@ pub use cuprum_macros::DeviceCopy;
 pub use cuprum_macros::{device, kernel, launch};
 pub use cuprum_std::Dim3;
 pub use device::Device;
-pub use device_copy::{AnyBitPattern, DeviceCopy};
+pub use device_copy::{AnyBitPattern, DeviceCopy, DeviceEnum};
 pub use element::Element;
 pub use error::{Error, KernelPanic, Result};
 pub use graph::Graph;
@@ -91,6 +91,7 @@ pub mod prelude {
 /// `cuprum-codegen` emits). Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::device_copy::{Holds, ZeroIsAVariant};
     pub use crate::launch::{
         backend, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream, KernelArg,
         LaunchStream, SimStream, Slice, SliceMut, Value,

@@ -208,3 +208,122 @@ pub fn run_program(out: &mut [f32], xs: &[f32]) {
         out[i] = acc[i % (LEN + 1)] + (ORIGIN.tag + LOCAL.tag + t.tag) as f32 + PAIR.1 as f32;
     }
 }
+
+/// The class of a value. No variant has discriminant 0, so zero bits are no class: a buffer
+/// of it cannot be `alloc_zeros`ed.
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(u8)]
+pub enum Class {
+    Negative = 1,
+    Small = 2,
+    Large = 3,
+}
+
+/// The class of `x` (a host function too).
+#[device]
+pub fn class_of(x: f32) -> Class {
+    if x < 0.0 {
+        Class::Negative
+    } else if x < 0.5 {
+        Class::Small
+    } else {
+        Class::Large
+    }
+}
+
+/// Enums as slice elements: classifies each value into a `&mut [Class]`, and counts how
+/// many of the block's values are of the class of the value before (read back from the
+/// buffer it wrote, through a shared array of enums).
+#[kernel]
+pub fn classify(classes: &mut [Class], same_as_before: &mut [u32], xs: &[f32]) {
+    let tile = gpu::shared_array::<Class, 128>();
+    let t = gpu::thread_idx().x as usize;
+    let i = gpu::global_id_x();
+    if i < xs.len() {
+        classes[i] = class_of(xs[i]);
+        tile[t] = classes[i];
+    }
+    gpu::sync_threads();
+    if i < xs.len() {
+        let before = if t == 0 { Class::Large } else { tile[t - 1] };
+        same_as_before[i] = match (tile[t], before) {
+            (Class::Negative, Class::Negative) => 1,
+            (Class::Small, Class::Small) => 2,
+            (c, b) if c == b => 3,
+            _ => 0,
+        };
+    }
+}
+
+/// Slices of enums read and written (`&[Op]`, `&mut [Op]`), and a shared array of them
+/// reversed within each block of 128.
+#[kernel]
+pub fn apply_reversed(out: &mut [f32], next: &mut [Op], ops: &[Op], xs: &[f32]) {
+    let tile = gpu::shared_array::<Op, 128>();
+    let t = gpu::thread_idx().x as usize;
+    let i = gpu::global_id_x();
+    if i < ops.len() {
+        tile[t] = ops[i];
+        next[i] = ops[i].next();
+    }
+    gpu::sync_threads();
+    let j = gpu::block_dim().x as usize - 1 - t;
+    let src = gpu::block_idx().x as usize * gpu::block_dim().x as usize + j;
+    if i < out.len() && src < ops.len() {
+        out[i] = tile[j].apply(xs[i], 1.5);
+    }
+}
+
+/// Structs holding an enum as slice elements: whole elements read, fields written in place,
+/// an `&mut self` method on an element.
+#[kernel]
+pub fn run_steps(steps: &mut [Step], out: &mut [f32], xs: &[f32]) {
+    let i = gpu::global_id_x();
+    if i < steps.len() {
+        let s = steps[i];
+        let mut v = s.op.apply(xs[i], s.operand);
+        if s.twice {
+            v *= 2.0;
+        }
+        out[i] = v;
+        steps[i].op = s.op.next();
+        steps[i].tag += 1;
+        steps[i].advance();
+    }
+}
+
+#[device]
+impl Step {
+    /// Halves the operand, and flips `twice` for `Max`.
+    pub fn advance(&mut self) {
+        self.operand *= 0.5;
+        if self.op == Op::Max {
+            self.twice = !self.twice;
+        }
+    }
+}
+
+/// Writes integer codes into memory that the host reads as enums (a `DeviceBuffer<Op>`'s
+/// `as_repr_mut()`): any integer may land there.
+#[kernel]
+pub fn write_codes(codes: &mut [u8], xs: &[u32]) {
+    let i = gpu::global_id_x();
+    if i < codes.len() {
+        codes[i] = (xs[i] % 256) as u8;
+    }
+}
+
+/// A `match` whose last arm has a guard after arms that cover every variant: only an integer
+/// that is no variant (memory written through `as_repr_mut`) gets past them, and on a GPU it
+/// stops the kernel with an `unreachable!` report instead of looping.
+#[kernel]
+pub fn guarded_last(out: &mut [u32], ops: &[Op], limit: u32) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        out[i] = match ops[i] {
+            Op::Add | Op::Mul => 1,
+            Op::Sub | Op::Max => 2,
+            o if (o as u32) < limit => 3,
+        };
+    }
+}

@@ -6,7 +6,7 @@
 //! is compared before timing. Prints a table; `vs CUB` is Cuprum's throughput over CUB's.
 //!
 //! `bench_cub [ROUNDS] [LOG2_N]` (defaults 20 and 28). Run on a GPU host from the repository
-//! root.
+//! root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each, for a profiler.
 
 #[path = "../nvcc.rs"]
 mod nvcc;
@@ -301,34 +301,6 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let pk = ptr(&cub_keys)?;
     let mut cub_sort = || cuda(unsafe { (cub.sort_keys)(pxu, pk, n, raw) }, "sort keys");
     cub_sort()?;
-    stream.copy(&dxu, &mut work)?;
-    algorithms::sort(&stream, &mut work)?;
-    // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
-    let sorted = stream.to_host(&work)?;
-    if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
-        return Err(mismatch("sort"));
-    }
-    {
-        let work = std::cell::RefCell::new(&mut work);
-        let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
-        let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
-        let (a, b) = race(
-            &stream,
-            &guard,
-            rounds,
-            &mut prepare,
-            &mut ours,
-            &mut cub_sort,
-        )?;
-        lines.push(Line {
-            name: "sort u32 keys",
-            unit: "Gkeys/s",
-            work: n as f64,
-            ours: a,
-            theirs: b,
-        });
-    }
-
     // Sort of (u32, u32) pairs: values are random too.
     let vu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
     let dvu = stream.to_device(&vu)?;
@@ -341,43 +313,82 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
             "sort pairs",
         )
     };
-    cub_pairs()?;
-    stream.copy(&dxu, &mut work)?;
-    stream.copy(&dvu, &mut wvals)?;
-    algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
-    if stream.to_host(&work)? != stream.to_host(&cub_keys)?
-        || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
-    {
-        return Err(mismatch("sort pairs"));
-    }
-    {
-        let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
-        let mut prepare = || {
-            let mut b = bufs.borrow_mut();
-            stream.copy(&dxu, &mut *b.0)?;
-            stream.copy(&dvu, &mut *b.1)
+    // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
+    // default), and onesweep's look-back (the `x` rows).
+    for lookback in [false, true] {
+        algorithms::__sort_with_lookback(lookback);
+        let (keys_name, pairs_name) = if lookback {
+            ("x sort u32 keys, look-back", "x sort pairs, look-back")
+        } else {
+            ("sort u32 keys", "sort (u32, u32) pairs")
         };
-        let mut ours = || {
-            let mut b = bufs.borrow_mut();
-            let (k, v) = &mut *b;
-            algorithms::sort_pairs(&stream, &mut **k, &mut **v)
-        };
-        let (a, b) = race(
-            &stream,
-            &guard,
-            rounds,
-            &mut prepare,
-            &mut ours,
-            &mut cub_pairs,
-        )?;
-        lines.push(Line {
-            name: "sort (u32, u32) pairs",
-            unit: "Gpairs/s",
-            work: n as f64,
-            ours: a,
-            theirs: b,
-        });
+        stream.copy(&dxu, &mut work)?;
+        algorithms::sort(&stream, &mut work)?;
+        // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+        let sorted = stream.to_host(&work)?;
+        if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
+            return Err(mismatch("sort"));
+        }
+        {
+            let work = std::cell::RefCell::new(&mut work);
+            let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
+            let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut prepare,
+                &mut ours,
+                &mut cub_sort,
+            )?;
+            lines.push(Line {
+                name: keys_name,
+                unit: "Gkeys/s",
+                work: n as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
+
+        cub_pairs()?;
+        stream.copy(&dxu, &mut work)?;
+        stream.copy(&dvu, &mut wvals)?;
+        algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
+        if stream.to_host(&work)? != stream.to_host(&cub_keys)?
+            || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
+        {
+            return Err(mismatch("sort pairs"));
+        }
+        {
+            let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
+            let mut prepare = || {
+                let mut b = bufs.borrow_mut();
+                stream.copy(&dxu, &mut *b.0)?;
+                stream.copy(&dvu, &mut *b.1)
+            };
+            let mut ours = || {
+                let mut b = bufs.borrow_mut();
+                let (k, v) = &mut *b;
+                algorithms::sort_pairs(&stream, &mut **k, &mut **v)
+            };
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut prepare,
+                &mut ours,
+                &mut cub_pairs,
+            )?;
+            lines.push(Line {
+                name: pairs_name,
+                unit: "Gpairs/s",
+                work: n as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
     }
+    algorithms::__sort_with_lookback(false);
     drop((work, wvals, cub_keys, cub_vals, dvu, ours_y, cub_y));
 
     // Histogram: 256 even bins of f32 in [0, 1) (a few values outside).
@@ -445,8 +456,40 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     Ok(lines)
 }
 
+/// `bench_cub parts [LOG2_N]`: one `sort` of u32 keys, one `sort_pairs` of (u32, u32) and one
+/// `histogram` of f32 (after one warm-up call each), for a profiler to time their kernels.
+fn parts(log2_n: u32) -> cuprum::Result<()> {
+    let stream = Device::gpu(0)?.new_stream()?;
+    let n = 1usize << log2_n;
+    let mut rng = fastrand::Rng::new();
+    let keys: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+    let xf: Vec<f32> = (0..n).map(|_| rng.f32() * 1.02 - 0.01).collect();
+    let (dk, dx) = (stream.to_device(&keys)?, stream.to_device(&xf)?);
+    let (mut k, mut v) = (stream.alloc_zeros::<u32>(n)?, stream.alloc_zeros::<u32>(n)?);
+    let mut bins = stream.alloc_zeros::<u32>(256)?;
+    for _ in 0..2 {
+        stream.copy(&dk, &mut k)?;
+        algorithms::sort(&stream, &mut k)?;
+        stream.copy(&dk, &mut k)?;
+        stream.copy(&dk, &mut v)?;
+        algorithms::sort_pairs(&stream, &mut k, &mut v)?;
+        algorithms::histogram(&stream, &dx, 0.0f32, 1.0, &mut bins)?;
+    }
+    stream.synchronize()
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("parts") {
+        let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
+        return match parts(log2_n) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench_cub parts: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let rounds = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
     let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
     match run(rounds, log2_n) {

@@ -41,6 +41,17 @@ enum Domain {
     Opaque,
 }
 
+impl Domain {
+    /// Whether an enum is part of the values (an enum, or a tuple holding one).
+    fn holds_enum(&self) -> bool {
+        match self {
+            Domain::Enum(_) => true,
+            Domain::Tuple(ds) => ds.iter().any(Domain::holds_enum),
+            Domain::Int(..) | Domain::Opaque => false,
+        }
+    }
+}
+
 /// One uncovered value, for the message.
 enum Witness {
     Ints(Scalar, i128, i128),
@@ -258,6 +269,7 @@ impl Checker<'_> {
             .map(|(p, _, _, _)| vec![p.space.clone()])
             .collect();
         let exhaustive = domain.is_some();
+        let holds_enum = domain.as_ref().is_some_and(Domain::holds_enum);
         if let Some(domain) = domain {
             if let Some(w) = uncovered(&rows, std::slice::from_ref(&domain)) {
                 let missing = match &domain {
@@ -306,7 +318,7 @@ impl Checker<'_> {
             let arm_value = match (cond, chain.take()) {
                 (None, _) => body,
                 (Some(c), rest) => {
-                    let els = rest.unwrap_or_else(|| self.unreachable_arm(span));
+                    let els = rest.unwrap_or_else(|| self.unreachable_arm(holds_enum, span));
                     let then = Block {
                         stmts: Vec::new(),
                         ty: body.ty.clone(),
@@ -356,7 +368,35 @@ impl Checker<'_> {
 
     /// Where the arms of an exhaustive match whose last arm has a guard fall through: no
     /// value gets there (every value matched an earlier unguarded arm), so it never ends.
-    fn unreachable_arm(&mut self, span: Span) -> Expr {
+    /// On an enum, an integer that is no variant (memory written through
+    /// `DeviceBuffer::as_repr_mut`) can get there on a GPU: it stops the kernel with an
+    /// `unreachable!` report rather than hang.
+    fn unreachable_arm(&mut self, holds_enum: bool, span: Span) -> Expr {
+        if holds_enum {
+            self.sites.push(crate::ir::CheckSite {
+                kind: crate::ir::CheckKind::Panic,
+                span,
+                message: Some(Box::new(crate::ir::PanicMessage {
+                    form: crate::ir::PanicForm::Unreachable,
+                    user: Some((
+                        "a `match` on an enum read an integer that is no variant of it".into(),
+                        Vec::new(),
+                    )),
+                    values: Vec::new(),
+                })),
+                elided: None,
+            });
+            return Expr {
+                kind: ExprKind::Panic(Box::new(crate::ir::PanicCall {
+                    when: crate::ir::PanicWhen::Always,
+                    args: Vec::new(),
+                    site: self.sites.len() as crate::ir::SiteId - 1,
+                    debug: false,
+                })),
+                ty: Ty::Never,
+                span,
+            };
+        }
         let id = self.loop_count;
         self.loop_count += 1;
         Expr {

@@ -278,6 +278,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
     ) -> BasicValueEnum<'ctx> {
         match ty {
             Ty::Scalar(s) => self.load_scalar_aligned(ptr, *s, align.max(s.bytes() as u64)),
+            // Its `repr` integer, whatever the bits: every operation on an enum value is
+            // defined for every integer (comparisons and casts are the integer's, and a
+            // `match` is a chain of tests whose last arm is not tested), so memory that holds
+            // no variant (written through an integer view) is never undefined behaviour.
+            Ty::Enum(d) => self.load_scalar_aligned(ptr, d.repr, align.max(d.repr.bytes() as u64)),
             Ty::Array(..) | Ty::Struct(_) => {
                 let t = value_type(self.ctx, ty).expect("elements have storage");
                 let mut agg = t.const_zero();
@@ -313,6 +318,10 @@ impl<'ctx> FnLower<'_, 'ctx> {
             Ty::Scalar(s) => {
                 let st = self.store_scalar(ptr, ty, v);
                 let _ = st.set_alignment(align.max(s.bytes() as u64).min(16) as u32);
+            }
+            Ty::Enum(d) => {
+                let st = self.store_scalar(ptr, &Ty::Scalar(d.repr), v);
+                let _ = st.set_alignment(align.max(d.repr.bytes() as u64).min(16) as u32);
             }
             Ty::Array(..) | Ty::Struct(_) => {
                 for (k, (at, part_ty, offset)) in self.parts(ptr, ty).into_iter().enumerate() {

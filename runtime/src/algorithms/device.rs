@@ -262,11 +262,18 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
-/// Counts the elements of `x` (a grid-stride loop) into `bins` by `bin_of`, which gives
-/// `bins.len()` or more for an element not counted. Blocks count into shared memory first when
-/// the bins fit there (4096), then add their counts to `bins`.
+/// Counts the elements of `x` into `bins` by `bin_of`, which gives `bins.len()` or more for
+/// an element not counted: block `b` counts `x[b·per_block ..][..per_block]`, eight elements
+/// in flight per thread (their loads first, then their atomics). Blocks count into shared
+/// memory first when the bins fit there (4096), then add their counts to `bins`.
 #[device]
-pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> usize) {
+pub fn count_bins<T: gpu::Num>(
+    bins: &mut [u32],
+    x: &[T],
+    per_block: usize,
+    bin_of: impl Fn(T) -> usize,
+) {
+    const PER_TURN: usize = 8;
     let counts = gpu::shared_array::<u32, 4096>();
     let nb = bins.len();
     let t = gpu::thread_idx().x as usize;
@@ -276,20 +283,48 @@ pub fn count_bins<T: gpu::Num>(bins: &mut [u32], x: &[T], bin_of: impl Fn(T) -> 
         for b in (t..nb).step_by(threads) {
             counts[b] = 0;
         }
-        gpu::sync_threads();
     }
-    for i in (gpu::global_id_x()..x.len()).step_by(gpu::grid_stride_x()) {
-        let bin = bin_of(x[i]);
-        if bin < nb {
-            if private {
-                gpu::atomic_add_block(&mut counts[bin], 1u32);
-            } else {
-                gpu::atomic_add(&mut bins[bin], 1u32);
+    gpu::sync_threads();
+    let n = x.len();
+    let start = gpu::block_idx().x as usize * per_block;
+    if start < n {
+        let end = if n - start < per_block {
+            n
+        } else {
+            start + per_block
+        };
+        let mut i = start + t;
+        while i + (PER_TURN - 1) * threads < end {
+            let mut vs = [T::ZERO; PER_TURN];
+            for j in 0..PER_TURN {
+                vs[j] = x[i + j * threads];
             }
+            for j in 0..PER_TURN {
+                let bin = bin_of(vs[j]);
+                if bin < nb {
+                    if private {
+                        gpu::atomic_add_block(&mut counts[bin], 1u32);
+                    } else {
+                        gpu::atomic_add(&mut bins[bin], 1u32);
+                    }
+                }
+            }
+            i += PER_TURN * threads;
+        }
+        while i < end {
+            let bin = bin_of(x[i]);
+            if bin < nb {
+                if private {
+                    gpu::atomic_add_block(&mut counts[bin], 1u32);
+                } else {
+                    gpu::atomic_add(&mut bins[bin], 1u32);
+                }
+            }
+            i += threads;
         }
     }
+    gpu::sync_threads();
     if private {
-        gpu::sync_threads();
         for b in (t..nb).step_by(threads) {
             let c = counts[b];
             if c > 0 {

@@ -64,15 +64,21 @@ pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     );
 }
 
-/// Counts `x` into `bins` (which start at zero), integer elements: the bin of `v` is
+/// Counts `x` into `bins` (which start at zero; block `b` counts `x[b·per_block..][..per_block]`), integer elements: the bin of `v` is
 /// `(v - lower) · bins / (upper - lower)` in 64 bits (`W` is `i64` or `u64`; the host checked
 /// that the product fits).
 #[kernel(instances((i8, i64), (i16, i64), (i32, i64), (i64, i64), (isize, i64), (u8, u64),
     (u16, u64), (u32, u64), (u64, u64), (usize, u64)))]
-pub fn histogram_int<T: gpu::Int, W: gpu::Int>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+pub fn histogram_int<T: gpu::Int, W: gpu::Int>(
+    bins: &mut [u32],
+    x: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
     let nb = bins.len();
     let width = (upper as W).wrapping_sub(lower as W) as u64;
-    device::count_bins(bins, x, |v| {
+    device::count_bins(bins, x, per_block, |v| {
         if v >= lower && v < upper {
             ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as usize
         } else {
@@ -81,13 +87,19 @@ pub fn histogram_int<T: gpu::Int, W: gpu::Int>(bins: &mut [u32], x: &[T], lower:
     });
 }
 
-/// Counts `x` into `bins` (which start at zero), float elements: the bin of `v` is
+/// Counts `x` into `bins` (which start at zero; blocks as `histogram_int`'s), float elements: the bin of `v` is
 /// `(v - lower) · (bins / (upper - lower))`, the last bin for a product rounded up to `bins`.
 #[kernel(instances(f32, f64))]
-pub fn histogram_float<T: gpu::Float>(bins: &mut [u32], x: &[T], lower: T, upper: T) {
+pub fn histogram_float<T: gpu::Float>(
+    bins: &mut [u32],
+    x: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
     let nb = bins.len();
     let scale = nb as T / (upper - lower);
-    device::count_bins(bins, x, |v| {
+    device::count_bins(bins, x, per_block, |v| {
         if v >= lower && v < upper {
             let bin = ((v - lower) * scale) as usize;
             if bin < nb {

@@ -41,10 +41,10 @@ mod sealed {
 }
 
 /// The element types of the algorithms: every integer type, `f32` and `f64`.
-pub trait Number: Element + gpu::Num + sealed::Sealed {
+pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed::Sealed {
     #[doc(hidden)]
     /// The type blocks combine values in (`i32`/`u32` for the 8- and 16-bit types).
-    type Wide: Element + gpu::Num;
+    type Wide: Element + gpu::Num + cudarc::driver::ValidAsZeroBits;
     #[doc(hidden)]
     fn narrow(w: Self::Wide) -> Self;
     #[doc(hidden)]
@@ -84,7 +84,11 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         config: LaunchConfig,
         hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
         keys: &(impl DeviceSlice<Self> + ?Sized),
+        per_block: usize,
     ) -> Result<()>;
+    #[doc(hidden)]
+    /// Keys per tile of a sort pass.
+    const SORT_TILE: usize;
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn sort_pass(
@@ -97,7 +101,24 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         status: &mut (impl DeviceSliceMut<u32> + ?Sized),
         offsets: &(impl DeviceSlice<u32> + ?Sized),
         pass: u32,
-        with_order: bool,
+        payload: bool,
+        first: bool,
+        lookback: bool,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn sort_tile_counts(
+        stream: &Stream,
+        config: LaunchConfig,
+        table: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        keys: &(impl DeviceSlice<Self> + ?Sized),
+        pass: u32,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    /// `sort_pairs` with values of this type.
+    fn sort_pairs_of<K: Number>(
+        stream: &Stream,
+        keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+        values: &mut (impl DeviceSliceMut<Self> + ?Sized),
     ) -> Result<()>;
     #[doc(hidden)]
     fn gather(
@@ -116,13 +137,14 @@ pub trait Number: Element + gpu::Num + sealed::Sealed {
         config: LaunchConfig,
         bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
         x: &(impl DeviceSlice<Self> + ?Sized),
+        per_block: usize,
         lower: Self,
         upper: Self,
     ) -> Result<()>;
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -161,13 +183,15 @@ macro_rules! numbers {
                 kernels::scan_sum::<$t, $w>::launch(stream, config, y, x, state, flags, exclusive)
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
+            const SORT_TILE: usize = <$t as Bits>::TILE;
             fn sort_counts(
                 stream: &Stream,
                 config: LaunchConfig,
                 hist: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 keys: &(impl DeviceSlice<$t> + ?Sized),
+                per_block: usize,
             ) -> Result<()> {
-                numbers!(@counts $kind $t, stream, config, hist, keys, Self::PASSES)
+                numbers!(@counts $kind $t, stream, config, hist, keys, per_block, Self::PASSES)
             }
             fn sort_pass(
                 stream: &Stream,
@@ -179,11 +203,29 @@ macro_rules! numbers {
                 status: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 offsets: &(impl DeviceSlice<u32> + ?Sized),
                 pass: u32,
-                with_order: bool,
+                payload: bool,
+                first: bool,
+                lookback: bool,
             ) -> Result<()> {
-                let (shift, first) = (8 * pass, pass == 0);
+                let shift = 8 * pass;
                 numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, with_order, first)
+                    status, offsets, shift, payload, first, lookback)
+            }
+            fn sort_tile_counts(
+                stream: &Stream,
+                config: LaunchConfig,
+                table: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                keys: &(impl DeviceSlice<$t> + ?Sized),
+                pass: u32,
+            ) -> Result<()> {
+                numbers!(@tile_counts $kind $t, stream, config, table, keys, 8 * pass)
+            }
+            fn sort_pairs_of<K: Number>(
+                stream: &Stream,
+                keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+                values: &mut (impl DeviceSliceMut<$t> + ?Sized),
+            ) -> Result<()> {
+                numbers!(@pairs $pairs stream, keys, values)
             }
             fn gather(
                 stream: &Stream,
@@ -202,10 +244,11 @@ macro_rules! numbers {
                 config: LaunchConfig,
                 bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 x: &(impl DeviceSlice<$t> + ?Sized),
+                per_block: usize,
                 lower: $t,
                 upper: $t,
             ) -> Result<()> {
-                numbers!(@histogram $kind $t, $h, stream, config, bins, x, lower, upper)
+                numbers!(@histogram $kind $t, $h, stream, config, bins, x, per_block, lower, upper)
             }
         }
     )*};
@@ -243,10 +286,30 @@ macro_rules! numbers {
         sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
     };
     (@pass int $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_int::<$t, <$t as Bits>::U>::launch($($arg),*)
+        sort_kernels::pass_int::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
     };
     (@pass float $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_float::<$t, <$t as Bits>::U>::launch($($arg),*)
+        sort_kernels::pass_float::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@tile_counts int $t:ty, $($arg:expr),*) => {
+        sort_kernels::tile_counts_int::<$t, <$t as Bits>::U, { <$t as Bits>::ITEMS }>::launch(
+            $($arg),*
+        )
+    };
+    (@tile_counts float $t:ty, $($arg:expr),*) => {
+        sort_kernels::tile_counts_float::<$t, <$t as Bits>::U, { <$t as Bits>::ITEMS }>::launch(
+            $($arg),*
+        )
+    };
+    (@pairs direct $stream:ident, $keys:ident, $values:ident) => {
+        sort_keys($stream, $keys, Some($values), false).map(|_| ())
+    };
+    (@pairs gather $stream:ident, $keys:ident, $values:ident) => {
+        pairs_by_gather($stream, $keys, $values)
     };
     (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
         kernels::histogram_int::<$t, $h>::launch($($arg),*)
@@ -255,19 +318,32 @@ macro_rules! numbers {
         kernels::histogram_float::<$t>::launch($($arg),*)
     };
 }
-numbers!(int i8 => i32, i64; int i16 => i32, i64; int i32 => i32, i64; int i64 => i64, i64;
-    int isize => i64, i64; int u8 => u32, u64; int u16 => u32, u64; int u32 => u32, u64;
-    int u64 => u64, u64; int usize => u64, u64; float f32 => f32, f32; float f64 => f64, f64);
+// The last word: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
+// `u32` payload; `gather`: by an index payload, then one gather).
+numbers!(int i8 => i32, i64, gather; int i16 => i32, i64, gather; int i32 => i32, i64, gather;
+    int i64 => i64, i64, gather; int isize => i64, i64, gather; int u8 => u32, u64, gather;
+    int u16 => u32, u64, gather; int u32 => u32, u64, direct; int u64 => u64, u64, gather;
+    int usize => u64, u64, gather; float f32 => f32, f32, gather; float f64 => f64, f64, gather);
 
-/// The unsigned type of a key's bits (the sort kernels' second type).
+/// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
+/// and per tile of its sort passes (the pass kernels' instances).
 trait Bits {
     type U;
+    const ITEMS: usize;
+    const TILE: usize;
 }
 macro_rules! bits {
-    ($($t:ty => $u:ty),*) => {$( impl Bits for $t { type U = $u; } )*};
+    ($($t:ty => $u:ty, $items:literal),*) => {$(
+        impl Bits for $t {
+            type U = $u;
+            const ITEMS: usize = $items;
+            const TILE: usize = BLOCK * $items;
+        }
+    )*};
 }
-bits!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, isize => u64, u8 => u8, u16 => u16,
-    u32 => u32, u64 => u64, usize => u64, f32 => u32, f64 => u64);
+bits!(i8 => u8, 16, i16 => u16, 16, i32 => u32, 16, i64 => u64, 12, isize => u64, 12,
+    u8 => u8, 16, u16 => u16, 16, u32 => u32, 16, u64 => u64, 12, usize => u64, 12,
+    f32 => u32, 16, f64 => u64, 12);
 
 const SUM: u32 = 0;
 const MIN: u32 = 1;
@@ -412,7 +488,7 @@ pub use crate::__cuprum_reduce as reduce;
 
 /// What `reduce!` expands to: the two passes with the user's kernel, then `init` on the host.
 #[doc(hidden)]
-pub fn __reduce_with<T: Element + gpu::WarpValue>(
+pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     x: &impl DeviceSlice<T>,
     init: T,
@@ -460,7 +536,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue>(
 
 /// What the scan macros expand to: the tile states, then the user's kernel.
 #[doc(hidden)]
-pub fn __scan_with<T: Element>(
+pub fn __scan_with<T: Element + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     x_len: usize,
     y_len: usize,
@@ -512,21 +588,31 @@ pub fn histogram<T: Number>(
     if x.is_empty() {
         return Ok(());
     }
-    let blocks = x.len().div_ceil(BLOCK * 16).min(REDUCE_BLOCKS);
+    let (blocks, per_block) = reduce_grid(x.len());
     let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
-    T::histogram(stream, config, bins, x, lower, upper)
+    T::histogram(stream, config, bins, x, per_block, lower, upper)
 }
 
-/// Keys per tile of a sort pass.
-const SORT_TILE: usize = 2048;
 /// The most keys a sort takes: tile counts carry a 2-bit state in 32 bits.
 const SORT_MAX: usize = (1 << 30) - 1;
 
-/// Sorts `keys`; with `with_order`, also returns where each sorted key came from (a buffer of
+/// Whether sort passes look back for earlier tiles' digit counts (onesweep), or count each
+/// tile's digits first and place them by an exclusive sum of the counts (no look-back).
+static SORT_LOOKBACK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses the sort passes' strategy (see `SORT_LOOKBACK`): for the benchmark's comparison.
+#[doc(hidden)]
+pub fn __sort_with_lookback(on: bool) {
+    SORT_LOOKBACK.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
+/// `with_order` (and no `values`), also returns where each sorted key came from (a buffer of
 /// at least `keys.len()` indices, to give back to the storage).
-fn sort_keys<K: Number>(
+fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    mut values: Option<&mut P>,
     with_order: bool,
 ) -> Result<Option<DeviceBuffer<u32>>> {
     let n = keys.len();
@@ -540,59 +626,132 @@ fn sort_keys<K: Number>(
     }
     let passes = K::PASSES as usize;
     let block = BLOCK as u32;
+    let lookback = SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed);
     let mut hist = storage::take::<u32>(stream, 256 * passes)?;
-    let mut h = hist.slice_mut(..256 * passes);
-    kernels::clear_flags::launch(
-        stream,
-        LaunchConfig::for_elements(256 * passes, block),
-        &mut h,
-    )?;
-    let blocks = n.div_ceil(BLOCK * 16).min(REDUCE_BLOCKS) as u32;
-    K::sort_counts(stream, LaunchConfig::new(blocks, block), &mut h, &*keys)?;
-    sort_kernels::digit_starts::launch(stream, LaunchConfig::new(passes as u32, block), &mut h)?;
-    let tiles = n.div_ceil(SORT_TILE);
+    if lookback {
+        let mut h = hist.slice_mut(..256 * passes);
+        kernels::clear_flags::launch(
+            stream,
+            LaunchConfig::for_elements(256 * passes, block),
+            &mut h,
+        )?;
+        let (blocks, per_block) = reduce_grid(n);
+        K::sort_counts(
+            stream,
+            LaunchConfig::new(blocks as u32, block),
+            &mut h,
+            &*keys,
+            per_block,
+        )?;
+        sort_kernels::digit_starts::launch(
+            stream,
+            LaunchConfig::new(passes as u32, block),
+            &mut h,
+        )?;
+    }
+    let tiles = n.div_ceil(K::SORT_TILE);
     let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
+    // Without look-back: each pass's tile counts, digit-major, before their exclusive sum.
+    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * tiles })?;
     let mut alt = storage::take::<K>(stream, n)?;
-    let order_len = if with_order { n } else { 0 };
+    let with_order = with_order && values.is_none();
+    let payload = with_order || values.is_some();
+    // The payloads' second buffer (values: the first is `values` itself).
+    let order_len = if payload { n } else { 0 };
     let mut orders = [
         storage::take::<u32>(stream, order_len)?,
-        storage::take::<u32>(stream, order_len)?,
+        storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
     let config = LaunchConfig::new(tiles as u32, block);
     for p in 0..passes {
-        let mut st = status.slice_mut(..256 * tiles + 1);
-        kernels::clear_flags::launch(
-            stream,
-            LaunchConfig::for_elements(256 * tiles + 1, block),
-            &mut st,
-        )?;
-        let offsets = hist.slice(256 * p..256 * (p + 1));
-        let [a, b] = &mut orders;
-        let (order_out, order_in) = if p % 2 == 0 { (a, b) } else { (b, a) };
-        let (mut o_out, o_in) = (
-            order_out.slice_mut(..order_len),
-            order_in.slice(..order_len),
-        );
         let pass = p as u32;
-        if p % 2 == 0 {
-            let mut to = alt.slice_mut(..n);
-            K::sort_pass(
-                stream, config, &mut to, &*keys, &mut o_out, &o_in, &mut st, &offsets, pass,
-                with_order,
+        if lookback {
+            kernels::clear_flags::launch(
+                stream,
+                LaunchConfig::for_elements(256 * tiles + 1, block),
+                &mut status.slice_mut(..256 * tiles + 1),
             )?;
         } else {
-            let from = alt.slice(..n);
-            K::sort_pass(
-                stream, config, keys, &from, &mut o_out, &o_in, &mut st, &offsets, pass, with_order,
-            )?;
+            let mut tb = table.slice_mut(..256 * tiles);
+            if p % 2 == 0 {
+                K::sort_tile_counts(stream, config, &mut tb, &*keys, pass)?;
+            } else {
+                K::sort_tile_counts(stream, config, &mut tb, &alt.slice(..n), pass)?;
+            }
+            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * tiles))?;
+        }
+        let mut st = status.slice_mut(..256 * tiles + 1);
+        let offsets = hist.slice(256 * p..256 * (p + 1));
+        let [a, b] = &mut orders;
+        // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.
+        match (values.as_deref_mut(), p % 2 == 0) {
+            (Some(v), true) => K::sort_pass(
+                stream,
+                config,
+                &mut alt.slice_mut(..n),
+                &*keys,
+                &mut a.slice_mut(..n),
+                &*v,
+                &mut st,
+                &offsets,
+                pass,
+                true,
+                false,
+                lookback,
+            )?,
+            (Some(v), false) => K::sort_pass(
+                stream,
+                config,
+                keys,
+                &alt.slice(..n),
+                v,
+                &a.slice(..n),
+                &mut st,
+                &offsets,
+                pass,
+                true,
+                false,
+                lookback,
+            )?,
+            (None, true) => K::sort_pass(
+                stream,
+                config,
+                &mut alt.slice_mut(..n),
+                &*keys,
+                &mut a.slice_mut(..order_len),
+                &b.slice(..order_len),
+                &mut st,
+                &offsets,
+                pass,
+                with_order,
+                p == 0,
+                lookback,
+            )?,
+            (None, false) => K::sort_pass(
+                stream,
+                config,
+                keys,
+                &alt.slice(..n),
+                &mut b.slice_mut(..order_len),
+                &a.slice(..order_len),
+                &mut st,
+                &offsets,
+                pass,
+                with_order,
+                false,
+                lookback,
+            )?,
         }
     }
     if passes % 2 == 1 {
         stream.copy(&alt.slice(..n), keys)?;
+        if let Some(v) = values {
+            stream.copy(&orders[0].slice(..n), v)?;
+        }
     }
     let [a, b] = orders;
     let (order, other) = if passes % 2 == 1 { (a, b) } else { (b, a) };
-    for buffer in [hist, status] {
+    for buffer in [hist, status, table] {
         storage::give(stream, buffer);
     }
     storage::give(stream, alt);
@@ -607,18 +766,19 @@ fn sort_keys<K: Number>(
 
 /// Sorts `keys` in ascending order: integers by value, floats in IEEE total order (`-NaN <
 /// -inf < .. < -0.0 < +0.0 < .. < +inf < +NaN`, Rust's `f32::total_cmp`). A stable LSD radix
-/// sort, one pass over the keys per 8-bit digit (onesweep: each tile's digit counts are
-/// looked back for, as in the single-pass scans). At most 2^30 - 1 keys
-/// ([`Error::InvalidArgument`] beyond).
+/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, their exclusive
+/// sum, then the keys placed tile by tile). At most 2^30 - 1 keys ([`Error::InvalidArgument`]
+/// beyond).
 pub fn sort<K: Number>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
 ) -> Result<()> {
-    sort_keys(stream, keys, false).map(|_| ())
+    sort_keys::<K, DeviceBuffer<u32>>(stream, keys, None, false).map(|_| ())
 }
 
 /// Sorts `keys` as [`sort`] does and moves `values[i]` with `keys[i]`. Stable: values of
-/// equal keys keep their order. `values` must be as long as `keys` (else
+/// equal keys keep their order. `u32` values move with their keys in each pass; other types
+/// by the keys' original positions and one gather at the end. `values` must be as long as `keys` (else
 /// [`Error::LengthMismatch`]).
 pub fn sort_pairs<K: Number, V: Number>(
     stream: &Stream,
@@ -632,7 +792,18 @@ pub fn sort_pairs<K: Number, V: Number>(
             found: values.len(),
         });
     }
-    let Some(order) = sort_keys(stream, keys, true)? else {
+    V::sort_pairs_of(stream, keys, values)
+}
+
+/// `sort_pairs` of `values` that do not ride as the passes' payload: the passes move each
+/// key's index, then one gather moves the values.
+fn pairs_by_gather<K: Number, V: Number>(
+    stream: &Stream,
+    keys: &mut (impl DeviceSliceMut<K> + ?Sized),
+    values: &mut (impl DeviceSliceMut<V> + ?Sized),
+) -> Result<()> {
+    let n = keys.len();
+    let Some(order) = sort_keys::<K, DeviceBuffer<u32>>(stream, keys, None, true)? else {
         return Ok(());
     };
     let mut moved = storage::take::<V>(stream, n)?;
@@ -672,8 +843,12 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
-        pass_int<u8, u8>, pass_int<i16, u16>, pass_int<u32, u32>, pass_int<i32, u32>,
-        pass_int<u64, u64>, pass_int<i64, u64>, pass_float<f32, u32>, pass_float<f64, u64>,
+        pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,
+        pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
+        pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
+        pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
+        tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
+        tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags,
     ]
 }

@@ -1,20 +1,25 @@
-//! The device halves of the radix sort (onesweep-style: one pass over the data per 8-bit
-//! digit, each tile's digit counts published and looked back per digit, as in Adinets and
-//! Merrill's "Onesweep"). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
+//! The device halves of the radix sort: one pass over the data per 8-bit digit, each tile
+//! placed by an exclusive sum of every tile's digit counts (`tile_counts`), or by onesweep's
+//! look-back (each tile's digit counts published and looked back per digit, as in Adinets
+//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
 //! order-preserving unsigned image of the key (sign bit flipped for signed integers; for
 //! floats, all bits flipped when negative, else the sign bit set: IEEE total order).
 
 use crate::prelude::*;
 
-/// Adds the digit counts of `keys` for every pass to `hist` (`passes × 256`, zeroed first):
-/// a grid-stride loop counting into shared memory, then one atomic per block and bin.
+/// Adds the digit counts of `keys` for every pass to `hist` (`passes × 256`, zeroed first).
+/// Block `b` counts `keys[b·per_block ..][..per_block]` into shared memory, eight keys in
+/// flight per thread (their loads first, then their atomics), then adds its counts with one
+/// atomic per bin.
 #[device]
 pub fn digit_counts<K: gpu::Num>(
     hist: &mut [u32],
     keys: &[K],
+    per_block: usize,
     passes: u32,
     digit: impl Fn(K, u32) -> u32,
 ) {
+    const PER_TURN: usize = 8;
     let counts = gpu::shared_array::<u32, 2048>();
     let t = gpu::thread_idx().x as usize;
     let threads = gpu::block_dim().x as usize;
@@ -23,10 +28,34 @@ pub fn digit_counts<K: gpu::Num>(
         counts[b] = 0;
     }
     gpu::sync_threads();
-    for i in (gpu::global_id_x()..keys.len()).step_by(gpu::grid_stride_x()) {
-        let k = keys[i];
-        for p in 0..passes {
-            gpu::atomic_add_block(&mut counts[(256 * p + digit(k, 8 * p)) as usize], 1u32);
+    let n = keys.len();
+    let start = gpu::block_idx().x as usize * per_block;
+    if start < n {
+        let end = if n - start < per_block {
+            n
+        } else {
+            start + per_block
+        };
+        let mut i = start + t;
+        while i + (PER_TURN - 1) * threads < end {
+            let mut ks = [K::ZERO; PER_TURN];
+            for j in 0..PER_TURN {
+                ks[j] = keys[i + j * threads];
+            }
+            for j in 0..PER_TURN {
+                for p in 0..passes {
+                    let b = 256 * p + digit(ks[j], 8 * p);
+                    gpu::atomic_add_block(&mut counts[b as usize], 1u32);
+                }
+            }
+            i += PER_TURN * threads;
+        }
+        while i < end {
+            let k = keys[i];
+            for p in 0..passes {
+                gpu::atomic_add_block(&mut counts[(256 * p + digit(k, 8 * p)) as usize], 1u32);
+            }
+            i += threads;
         }
     }
     gpu::sync_threads();
@@ -47,14 +76,25 @@ pub fn digit_offsets(hist: &mut [u32]) {
     hist[i] = gpu::block::exclusive_sum(c);
 }
 
-/// One tile (2048 keys, 256 threads) of one pass: ranks each key among the keys of its digit
-/// in the tile (warp by warp with `match_any_sync`, keeping index order, so the sort is
-/// stable), publishes the tile's count per digit in `status[tile·256 + d]` (a count with a
-/// 2-bit state on top: 1 the tile's own count, 2 the count of every tile up to it), looks
-/// back per digit for the count of the tiles before, and writes the keys (and their `u32`
-/// payloads when `payload`; with `first`, the payload is the key's index) to
-/// `offsets[d] + (keys of digit d before it)`. The tile number comes from the counter
-/// `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
+/// One tile (`256·items` keys, 256 threads; `items` even, at most 16) of one pass, staged in the
+/// shared arrays `staged` and `staged_pay` (`256·items` elements each). Warp `w` loads keys
+/// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
+/// before any is used), and ranks each among the warp's keys of its digit (`match_any_sync`
+/// and a per-warp count per digit in shared memory, in index order, so the sort is stable).
+/// Thread `d` then sums digit `d` over the warps, publishes the tile's count in
+/// `status[tile·256 + d]` (a count with a 2-bit state on top: 1 the tile's own count, 2 the
+/// count of every tile up to it) and looks back, tile by tile, for the count of the tiles
+/// before. The keys (and their `u32` payloads when `payload`; with `first`, the payload is the
+/// key's index) are staged in shared memory in digit order and written from there in runs of
+/// equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d] + (keys of digit d
+/// in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile number comes from
+/// the counter `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
+/// Index math is in 32 bits: the host sorts fewer than 2^30 keys.
+///
+/// Without `lookback`, tile `b` is block `b`, and `status[d·tiles + b]` (`tiles` = `(len - 1)
+/// / 256`) is already the number of keys before the tile's first key of digit `d`: of smaller
+/// digits, and of digit `d` in earlier tiles (`tile_counts`, then an exclusive sum);
+/// `offsets` is not read.
 #[device]
 #[allow(clippy::too_many_arguments)]
 pub fn onesweep_tile<K: gpu::Num>(
@@ -67,111 +107,255 @@ pub fn onesweep_tile<K: gpu::Num>(
     shift: u32,
     payload: bool,
     first: bool,
+    staged: &mut [K],
+    staged_pay: &mut [u32],
+    items: usize,
+    lookback: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
     // Body constants: an inlined device function sees its caller's module constants.
-    const ITEMS: usize = 8;
-    const TILE: usize = 2048;
+    const WARPS: usize = 8;
+    const HALF_MAX: usize = 8;
     const COUNT: u32 = (1 << 30) - 1;
     const OWN: u32 = 1 << 30;
     const UP_TO: u32 = 2 << 30;
-    let staged = gpu::shared_array::<K, TILE>();
-    let staged_pay = gpu::shared_array::<u32, TILE>();
-    let warp_counts = gpu::shared_array::<u32, TILE>();
-    let tile_start = gpu::shared_array::<u32, 256>();
+    let warp_counts = gpu::shared_array::<u32, 2048>();
     let global_at = gpu::shared_array::<u32, 256>();
     let tile_number = gpu::shared_array::<u32, 1>();
-    let t = gpu::thread_idx().x as usize;
+    let t = gpu::thread_idx().x;
     let (warp, lane) = (t / 32, t % 32);
-    let n = keys_in.len();
+    let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
     if t == 0 {
-        tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
+        tile_number[0] = if lookback {
+            gpu::atomic_add(&mut status[tiles * 256], 1u32)
+        } else {
+            gpu::block_idx().x
+        };
     }
-    for w in 0..8 {
-        warp_counts[w * 256 + t] = 0;
-    }
-    gpu::sync_threads();
-    let tile = tile_number[0] as usize;
-    let base = tile * TILE;
-    // Warp `w` ranks keys `w·256 ..` of the tile, row by row (row j: 32 consecutive keys).
-    let mut digits = [0u32; ITEMS];
-    let mut ranks = [0u32; ITEMS];
-    let mut mine = [K::ZERO; ITEMS];
-    for j in 0..ITEMS {
-        let i = base + warp * 256 + j * 32 + lane;
-        let valid = i < n;
-        if valid {
-            mine[j] = keys_in[i];
-        }
-        // Keys past the end get digit 256: ranked among themselves, never written.
-        let d = if valid { digit(mine[j], shift) } else { 256 };
-        let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
-        let before = (peers & gpu::lanemask_lt()).count_ones();
-        let slot = warp * 256 + (d & 255) as usize;
-        let pre = if valid { warp_counts[slot] } else { 0 };
-        gpu::sync_warp(gpu::FULL_MASK);
-        if valid && before == 0 {
-            warp_counts[slot] = pre + peers.count_ones();
-        }
-        gpu::sync_warp(gpu::FULL_MASK);
-        digits[j] = d;
-        ranks[j] = pre + before;
+    for w in 0..WARPS {
+        warp_counts[w * 256 + t as usize] = 0;
     }
     gpu::sync_threads();
-    // Thread d: the keys of digit d before each warp, and the tile's count of digit d.
-    let d = t;
+    let tile = tile_number[0];
+    let tile_len = 256 * items as u32;
+    let base = tile * tile_len;
+    // Key `j` of this thread: `row + 32·j`.
+    let row = base + warp * (32 * items as u32) + lane;
+    // Two halves of `items / 2` rows, each array small enough for LLVM to unroll its loops
+    // (and keep it in registers). All loads first, then the ranking.
+    let half = items / 2;
+    let row1 = row + 32 * half as u32;
+    // Rows of this thread with a key (`j < rows`), in each half.
+    let rows = if n > row {
+        (((n - row - 1) / 32 + 1) as usize).min(items)
+    } else {
+        0
+    };
+    let rows0 = rows.min(half);
+    let rows1 = rows - rows0;
+    let mut mine0 = [K::ZERO; HALF_MAX];
+    let mut mine1 = [K::ZERO; HALF_MAX];
+    load_rows(&mut mine0, keys_in, row, rows0, half);
+    load_rows(&mut mine1, keys_in, row1, rows1, half);
+    let mut ranks0 = [0u32; HALF_MAX];
+    let mut ranks1 = [0u32; HALF_MAX];
+    let counts = &mut warp_counts[(warp * 256) as usize..];
+    rank_rows(&mut ranks0, &mine0, rows0, half, counts, shift, &digit);
+    rank_rows(&mut ranks1, &mine1, rows1, half, counts, shift, &digit);
+    gpu::sync_threads();
+    // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
+    // it publishes at once.
+    let d = t as usize;
     let mut count = 0u32;
-    for w in 0..8 {
-        let c = warp_counts[w * 256 + d];
-        warp_counts[w * 256 + d] = count;
-        count += c;
+    let mut before_warp = [0u32; WARPS];
+    for w in 0..WARPS {
+        before_warp[w] = count;
+        count += warp_counts[w * 256 + d];
+    }
+    let at = tile as usize * 256 + d;
+    if lookback {
+        let state = if tile == 0 { UP_TO } else { OWN };
+        gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
-    tile_start[d] = start;
+    for w in 0..WARPS {
+        warp_counts[w * 256 + d] = start + before_warp[w];
+    }
     // Look back, per digit, for the keys of this digit in the tiles before.
-    let at = tile * 256 + d;
     let mut before_tile = 0u32;
-    if tile == 0 {
-        gpu::atomic_exch(&mut status[at], UP_TO | count);
-    } else {
-        gpu::atomic_exch(&mut status[at], OWN | count);
-        let mut k = tile - 1;
+    if !lookback {
+        // The keys of smaller digits, and of this digit in earlier tiles.
+        before_tile = status[d * tiles + tile as usize];
+    } else if tile > 0 {
+        let mut k = at - 256;
         loop {
-            let s = gpu::atomic_add(&mut status[k * 256 + d], 0u32);
+            let s = gpu::atomic_add(&mut status[k], 0u32);
             if s != 0 {
                 before_tile += s & COUNT;
                 if s & UP_TO != 0 {
                     break;
                 }
-                k -= 1;
+                k -= 256;
             }
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
     }
-    // Position of the tile's local slot `s` (of digit d): global_at[d] + s.
-    global_at[d] = offsets[d] + before_tile - start;
+    // Stage the keys (and payloads) in digit order (the slots of other digits: a barrier).
     gpu::sync_threads();
-    // Stage the keys in digit order, then write runs of equal digits.
-    for j in 0..ITEMS {
-        if digits[j] < 256 {
-            let dj = digits[j] as usize;
-            let s = (tile_start[dj] + warp_counts[warp * 256 + dj] + ranks[j]) as usize;
+    let slots = &warp_counts[(warp * 256) as usize..];
+    stage_rows(
+        staged, staged_pay, &mine0, &ranks0, pay_in, row, rows0, half, slots, shift, payload,
+        first, &digit,
+    );
+    stage_rows(
+        staged, staged_pay, &mine1, &ranks1, pay_in, row1, rows1, half, slots, shift, payload,
+        first, &digit,
+    );
+    // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
+    global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
+    gpu::sync_threads();
+    let valid = if n - base < tile_len {
+        n - base
+    } else {
+        tile_len
+    };
+    for j in 0..items {
+        let s = j as u32 * 256 + t;
+        if s < valid {
+            let k = staged[s as usize];
+            let to = (global_at[digit(k, shift) as usize] + s) as usize;
+            keys_out[to] = k;
+            if payload {
+                pay_out[to] = staged_pay[s as usize];
+            }
+        }
+    }
+}
+
+/// Loads the keys of a thread's rows `j < rows` (of `count`) into `mine`, key `j` from
+/// `keys[first + 32·j]`.
+#[device]
+fn load_rows<K: gpu::Num>(mine: &mut [K], keys: &[K], first: u32, rows: usize, count: usize) {
+    for j in 0..count {
+        if j < rows {
+            mine[j] = keys[(first + 32 * (j as u32)) as usize];
+        }
+    }
+}
+
+/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
+/// value `mine[j]`; rows `j >= rows` have none) among the warp's keys of the same digit, in
+/// index order: `ranks[j]` is the number of keys
+/// of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit `d`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn rank_rows<K: gpu::Num>(
+    ranks: &mut [u32],
+    mine: &[K],
+    rows: usize,
+    count: usize,
+    counts: &mut [u32],
+    shift: u32,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    for j in 0..count {
+        let valid = j < rows;
+        // Keys past the end get digit 256: ranked among themselves, never written.
+        let d = if valid { digit(mine[j], shift) } else { 256 };
+        let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
+        let before = (peers & gpu::lanemask_lt()).count_ones();
+        let slot = (d & 255) as usize;
+        let pre = if valid { counts[slot] } else { 0 };
+        gpu::sync_warp(gpu::FULL_MASK);
+        if valid && before == 0 {
+            counts[slot] = pre + peers.count_ones();
+        }
+        gpu::sync_warp(gpu::FULL_MASK);
+        ranks[j] = pre + before;
+    }
+}
+
+/// Stores a thread's keys of rows `j < rows` (and, with `payload`, their payloads: loaded from
+/// `pay_in`, or their indices when `index`) at their places in the staged tile: key `j` (of
+/// digit `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn stage_rows<K: gpu::Num>(
+    staged: &mut [K],
+    staged_pay: &mut [u32],
+    mine: &[K],
+    ranks: &[u32],
+    pay_in: &[u32],
+    first: u32,
+    rows: usize,
+    count: usize,
+    at: &[u32],
+    shift: u32,
+    payload: bool,
+    index: bool,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    const HALF_MAX: usize = 8;
+    let mut pays = [0u32; HALF_MAX];
+    if payload {
+        for j in 0..count {
+            let i = first + 32 * (j as u32);
+            if j < rows {
+                pays[j] = if index { i } else { pay_in[i as usize] };
+            }
+        }
+    }
+    for j in 0..count {
+        if j < rows {
+            let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
             staged[s] = mine[j];
             if payload {
-                let i = base + warp * 256 + j * 32 + lane;
-                staged_pay[s] = if first { i as u32 } else { pay_in[i] };
+                staged_pay[s] = pays[j];
+            }
+        }
+    }
+}
+
+/// Counts the digits of tile `b` = this block (`256·items` keys) into `table[d·tiles + b]`
+/// (`tiles` = `table.len() / 256`): the table whose exclusive sum places every tile's keys.
+#[device]
+pub fn tile_counts<K: gpu::Num>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+    items: usize,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    const HALF_MAX: usize = 8;
+    let counts = gpu::shared_array::<u32, 256>();
+    let t = gpu::thread_idx().x;
+    counts[t as usize] = 0;
+    gpu::sync_threads();
+    let tile = gpu::block_idx().x;
+    let n = keys.len() as u32;
+    let first = tile * (256 * items as u32) + t;
+    let half = items / 2;
+    let rows = if n > first {
+        (((n - first - 1) / 256 + 1) as usize).min(items)
+    } else {
+        0
+    };
+    for h in 0..2 {
+        let mut ks = [K::ZERO; HALF_MAX];
+        let from = first + (256 * h * half) as u32;
+        for j in 0..half {
+            if h * half + j < rows {
+                ks[j] = keys[(from + 256 * (j as u32)) as usize];
+            }
+        }
+        for j in 0..half {
+            if h * half + j < rows {
+                gpu::atomic_add_block(&mut counts[digit(ks[j], shift) as usize], 1u32);
             }
         }
     }
     gpu::sync_threads();
-    let valid = if n - base < TILE { n - base } else { TILE };
-    for s in (t..valid).step_by(256) {
-        let k = staged[s];
-        let to = (global_at[digit(k, shift) as usize] as usize) + s;
-        keys_out[to] = k;
-        if payload {
-            pay_out[to] = staged_pay[s];
-        }
-    }
+    let tiles = table.len() / 256;
+    table[t as usize * tiles + tile as usize] = counts[t as usize];
 }

@@ -7,22 +7,32 @@ use crate::prelude::*;
 /// The digit counts of every pass, integer keys.
 #[kernel(instances((i8, u8), (i16, u16), (i32, u32), (i64, u64), (isize, u64), (u8, u8),
     (u16, u16), (u32, u32), (u64, u64), (usize, u64)))]
-pub fn counts_int<K: gpu::Int, U: gpu::Int>(hist: &mut [u32], keys: &[K], passes: u32) {
+pub fn counts_int<K: gpu::Int, U: gpu::Int>(
+    hist: &mut [u32],
+    keys: &[K],
+    per_block: usize,
+    passes: u32,
+) {
     let flip = if K::MIN < K::ZERO {
         U::ONE << (U::MAX.count_ones() - 1)
     } else {
         U::ZERO
     };
-    sort_device::digit_counts(hist, keys, passes, |k: K, s: u32| {
+    sort_device::digit_counts(hist, keys, per_block, passes, |k: K, s: u32| {
         ((((k as U) ^ flip) >> s) & (255 as U)) as u32
     });
 }
 
 /// The digit counts of every pass, float keys.
 #[kernel(instances((f32, u32), (f64, u64)))]
-pub fn counts_float<K: gpu::Float, U: gpu::Int>(hist: &mut [u32], keys: &[K], passes: u32) {
+pub fn counts_float<K: gpu::Float, U: gpu::Int>(
+    hist: &mut [u32],
+    keys: &[K],
+    per_block: usize,
+    passes: u32,
+) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
-    sort_device::digit_counts(hist, keys, passes, |k: K, s: u32| {
+    sort_device::digit_counts(hist, keys, per_block, passes, |k: K, s: u32| {
         let b: U = k.to_bits();
         let m = if b & sign != U::ZERO { !b } else { b | sign };
         ((m >> s) & (255 as U)) as u32
@@ -35,11 +45,13 @@ pub fn digit_starts(hist: &mut [u32]) {
     sort_device::digit_offsets(hist);
 }
 
-/// One pass of the sort, integer keys.
-#[kernel(instances((i8, u8), (i16, u16), (i32, u32), (i64, u64), (isize, u64), (u8, u8),
-    (u16, u16), (u32, u32), (u64, u64), (usize, u64)))]
+/// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
+/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory).
+#[kernel(max_threads = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
+    (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
+    (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
-pub fn pass_int<K: gpu::Int, U: gpu::Int>(
+pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
     keys_in: &[K],
     pay_out: &mut [u32],
@@ -49,12 +61,15 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int>(
     shift: u32,
     payload: bool,
     first: bool,
+    lookback: bool,
 ) {
     let flip = if K::MIN < K::ZERO {
         U::ONE << (U::MAX.count_ones() - 1)
     } else {
         U::ZERO
     };
+    let staged = gpu::shared_array::<K, TILE>();
+    let staged_pay = gpu::shared_array::<u32, TILE>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -65,14 +80,18 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int>(
         shift,
         payload,
         first,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
 }
 
-/// One pass of the sort, float keys (IEEE total order).
-#[kernel(instances((f32, u32), (f64, u64)))]
+/// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s.
+#[kernel(max_threads = 256, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
-pub fn pass_float<K: gpu::Float, U: gpu::Int>(
+pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
     keys_in: &[K],
     pay_out: &mut [u32],
@@ -82,8 +101,11 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int>(
     shift: u32,
     payload: bool,
     first: bool,
+    lookback: bool,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
+    let staged = gpu::shared_array::<K, TILE>();
+    let staged_pay = gpu::shared_array::<u32, TILE>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -94,6 +116,10 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int>(
         shift,
         payload,
         first,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
         |k: K, s: u32| {
             let b: U = k.to_bits();
             let m = if b & sign != U::ZERO { !b } else { b | sign };
@@ -108,4 +134,39 @@ pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
     for i in (gpu::global_id_x()..out.len()).step_by(gpu::grid_stride_x()) {
         out[i] = values[order[i] as usize];
     }
+}
+
+/// One tile's digit counts for a pass without look-back (`sort_device::tile_counts`), integer
+/// keys; tiles as `pass_int`'s.
+#[kernel(max_threads = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
+    (i64, u64, 12), (isize, u64, 12), (u8, u8, 16), (u16, u16, 16), (u32, u32, 16),
+    (u64, u64, 12), (usize, u64, 12)))]
+pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    sort_device::tile_counts(table, keys, shift, ITEMS, |k: K, s: u32| {
+        ((((k as U) ^ flip) >> s) & (255 as U)) as u32
+    });
+}
+
+/// One tile's digit counts for a pass without look-back, float keys.
+#[kernel(max_threads = 256, instances((f32, u32, 16), (f64, u64, 12)))]
+pub fn tile_counts_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize>(
+    table: &mut [u32],
+    keys: &[K],
+    shift: u32,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    sort_device::tile_counts(table, keys, shift, ITEMS, |k: K, s: u32| {
+        let b: U = k.to_bits();
+        let m = if b & sign != U::ZERO { !b } else { b | sign };
+        ((m >> s) & (255 as U)) as u32
+    });
 }

@@ -22,7 +22,10 @@ fn device_key(stream: &Stream) -> (bool, usize) {
 }
 
 /// A buffer of at least `len` elements (at least one), reused when one is kept.
-pub(crate) fn take<T: Element>(stream: &Stream, len: usize) -> Result<DeviceBuffer<T>> {
+pub(crate) fn take<T: Element + cudarc::driver::ValidAsZeroBits>(
+    stream: &Stream,
+    len: usize,
+) -> Result<DeviceBuffer<T>> {
     let key = device_key(stream);
     let found = {
         let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());

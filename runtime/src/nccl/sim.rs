@@ -437,12 +437,14 @@ fn input<T: CommElement>(p: &Posted) -> Vec<T> {
         (Some(s), _) => s
             .downcast_ref::<SimSlice<T>>()
             .expect("the element type was checked")
-            .to_vec(),
+            .to_vec()
+            .unwrap_or_default(), // never `Err`: every bit pattern of a scalar is a value
         (None, Some(r)) => r
             .downcast_ref::<SimSliceMut<T>>()
             .expect("the element type was checked")
             .as_slice()
-            .to_vec(),
+            .to_vec()
+            .unwrap_or_default(),
         (None, None) => Vec::new(),
     }
 }

@@ -89,26 +89,73 @@ sim_scalar! {
 }
 
 /// A value the simulator keeps in device memory: a scalar, an array of such values, or a
-/// `#[derive(DeviceCopy)]` struct (the derive implements it). It is loaded and stored one
-/// scalar at a time, each scalar with a relaxed atomic access of its own width, as a GPU
-/// reads and writes a struct: not as one indivisible access.
+/// `#[derive(DeviceCopy)]` struct or field-less enum (the derive implements it). It is loaded
+/// and stored one scalar at a time, each scalar with a relaxed atomic access of its own width,
+/// as a GPU reads and writes a struct: not as one indivisible access.
+///
+/// Loading is fallible for types with bit patterns that are no value (enums, and arrays and
+/// structs holding one): memory may hold such bits (an integer written through
+/// `DeviceBuffer::as_repr_mut`, or uninitialised shared memory), and the simulator, which
+/// runs kernels on the user's own types, never makes a value of them from such bits.
 ///
 /// # Safety
 /// `load_from` and `store_to` access exactly the bytes of `size_of::<Self>()` from `p` that
 /// hold the type's scalars, each through [`SimScalar`]'s atomic accesses at its own offset,
-/// and no padding byte (a `DeviceCopy` type has none).
+/// and no padding byte (a `DeviceCopy` type has none). `load_from` returns `Ok` only with a
+/// valid value of the type, and when [`CHECKED`](SimValue::CHECKED) is `false` it always
+/// returns `Ok` (every bit pattern reads as a value).
 pub unsafe trait SimValue: Copy + Send + Sync + 'static {
-    /// Reads the value at `p`.
+    /// Whether some bit patterns of the type are no value of it, so that a read checks its
+    /// bits (a type holding an enum). `false` for scalars (`bool` reads any non-zero byte as
+    /// `true`), and for arrays and structs of such types.
+    const CHECKED: bool = false;
+    /// Reads the value at `p`, or the bits found there when they are no value of the type.
     ///
     /// # Safety
     /// `p` is valid for reads of `size_of::<Self>()` bytes, aligned for `Self`, and its bytes
     /// are only accessed atomically for the duration.
-    unsafe fn load_from(p: *const u8) -> Self;
+    unsafe fn load_from(p: *const u8) -> Result<Self, NotAValue>;
     /// Writes `v` at `p`.
     ///
     /// # Safety
     /// As [`SimValue::load_from`], for writes.
     unsafe fn store_to(p: *mut u8, v: Self);
+    /// Copies the bits at `src` to `dst`, whether or not they are a value, with the accesses
+    /// of `load_from` and `store_to` (a copy between device buffers moves bits). Types whose
+    /// [`CHECKED`](SimValue::CHECKED) is `true` override it, part by part.
+    ///
+    /// # Safety
+    /// As [`SimValue::load_from`] for `src` and [`SimValue::store_to`] for `dst`.
+    #[inline]
+    unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+        // SAFETY: the caller's contract; `load_from` is `Ok` for every bit pattern of a type
+        // that does not override this.
+        if let Ok(v) = unsafe { Self::load_from(src) } {
+            unsafe { Self::store_to(dst, v) }
+        }
+    }
+}
+
+/// Bits in memory that are no value of the type they were read as: an enum's `repr` integer
+/// that is no variant's discriminant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotAValue {
+    /// The enum's name.
+    pub ty: &'static str,
+    /// The integer found, as the enum's `repr` type reads it (sign-extended for signed ones).
+    pub value: i128,
+    /// The `repr` type's name (`u8`).
+    pub repr: &'static str,
+}
+
+impl std::fmt::Display for NotAValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the bits {}_{} are no variant of `{}`",
+            self.value, self.repr, self.ty
+        )
+    }
 }
 
 macro_rules! sim_value_scalar {
@@ -116,9 +163,9 @@ macro_rules! sim_value_scalar {
         // SAFETY: one atomic access of the scalar's own width.
         unsafe impl SimValue for $t {
             #[inline]
-            unsafe fn load_from(p: *const u8) -> $t {
+            unsafe fn load_from(p: *const u8) -> Result<$t, NotAValue> {
                 // SAFETY: the caller's contract is `SimScalar::load`'s.
-                unsafe { <$t as SimScalar>::load(p) }
+                Ok(unsafe { <$t as SimScalar>::load(p) })
             }
             #[inline]
             unsafe fn store_to(p: *mut u8, v: $t) {
@@ -130,18 +177,34 @@ macro_rules! sim_value_scalar {
 }
 sim_value_scalar!(bool, i8, u8, i16, u16, i32, u32, f32, i64, u64, isize, usize, f64);
 
-// SAFETY: each element at its own offset (arrays have no padding), through `T`'s accesses.
+// SAFETY: each element at its own offset (arrays have no padding), through `T`'s accesses;
+// `Ok` only when every element is.
 unsafe impl<T: SimValue, const N: usize> SimValue for [T; N] {
+    const CHECKED: bool = T::CHECKED;
     #[inline]
-    unsafe fn load_from(p: *const u8) -> [T; N] {
-        // SAFETY: element `i` lies within the array's bytes; the caller's contract covers them.
-        std::array::from_fn(|i| unsafe { T::load_from(p.add(i * std::mem::size_of::<T>())) })
+    unsafe fn load_from(p: *const u8) -> Result<[T; N], NotAValue> {
+        let mut out = [const { std::mem::MaybeUninit::<T>::uninit() }; N];
+        for (i, slot) in out.iter_mut().enumerate() {
+            // SAFETY: element `i` lies within the array's bytes; the caller's contract covers
+            // them.
+            slot.write(unsafe { T::load_from(p.add(i * std::mem::size_of::<T>())) }?);
+        }
+        // SAFETY: every element was written above.
+        Ok(unsafe { std::mem::transmute_copy::<_, [T; N]>(&out) })
     }
     #[inline]
     unsafe fn store_to(p: *mut u8, v: [T; N]) {
         for (i, x) in v.into_iter().enumerate() {
             // SAFETY: as above.
             unsafe { T::store_to(p.add(i * std::mem::size_of::<T>()), x) }
+        }
+    }
+    #[inline]
+    unsafe fn copy_bits(src: *const u8, dst: *mut u8) {
+        for i in 0..N {
+            let at = i * std::mem::size_of::<T>();
+            // SAFETY: element `i` of both arrays; the caller's contract covers them.
+            unsafe { T::copy_bits(src.add(at), dst.add(at)) }
         }
     }
 }
@@ -160,11 +223,12 @@ impl<T> Clone for SimPlace<T> {
 impl<T> Copy for SimPlace<T> {}
 
 impl<T: SimValue> SimPlace<T> {
-    /// The value.
+    /// The value, or a stop with a report when the memory holds bits that are no value of
+    /// `T` (an enum's).
     #[inline]
-    pub fn load(self) -> T {
+    pub fn load(self, t: &Thread, loc: &'static Loc) -> Result<T, Stop> {
         // SAFETY: a checked place of a live view, only ever accessed atomically.
-        unsafe { T::load_from(self.0) }
+        unsafe { T::load_from(self.0) }.map_err(|e| not_a_value(t, e, loc))
     }
 
     /// Replaces the value.
@@ -363,9 +427,29 @@ impl<T> SimSlice<T> {
 }
 
 impl<T> SimSliceMut<T> {
+    /// `len` elements of `U` from byte `offset` of this view's memory (see
+    /// [`SimSlice::reinterpret`]).
+    ///
+    /// # Safety
+    /// As [`SimSlice::reinterpret`]; also, what is written through the result must be read
+    /// back as `T` only through the fallible [`SimValue::load_from`].
+    #[doc(hidden)]
+    pub unsafe fn reinterpret<U>(self, offset: usize, len: usize) -> SimSliceMut<U> {
+        // SAFETY: the caller's contract.
+        SimSliceMut(unsafe { self.0.reinterpret(offset, len) })
+    }
+
     pub(crate) fn from_raw(ptr: *mut u8, len: usize) -> SimSliceMut<T> {
         SimSliceMut(SimSlice::from_raw(ptr, len))
     }
+}
+
+/// The stop of a thread that read bits which are no value of their type.
+fn not_a_value(t: &Thread, e: NotAValue, loc: &'static Loc) -> Stop {
+    t.fail(
+        format!("a kernel read `{}` from memory, but {e}", e.ty),
+        Some(*loc),
+    )
 }
 
 fn out_of_bounds(t: &Thread, index: usize, len: usize, loc: &'static Loc) -> Stop {
@@ -395,7 +479,8 @@ impl<T: SimValue> SimSlice<T> {
             return Err(out_of_bounds(t, index, self.len, loc));
         }
         // SAFETY: in bounds; the launch keeps the memory alive; accessed atomically.
-        Ok(unsafe { T::load_from(self.ptr.add(index * std::mem::size_of::<T>())) })
+        unsafe { T::load_from(self.ptr.add(index * std::mem::size_of::<T>())) }
+            .map_err(|e| not_a_value(t, e, loc))
     }
 
     /// The place of element `index`, or a stop with an out-of-bounds report.
@@ -427,11 +512,33 @@ impl<T: SimValue> SimSlice<T> {
         }
     }
 
-    /// The elements, copied out (host side).
-    pub fn to_vec(&self) -> Vec<T> {
+    /// Copies `src`'s bits into the view (host side, lengths equal), whether or not they are
+    /// values of `T`: a copy between device buffers moves bits, and reads check them.
+    pub fn copy_bits_from(&self, src: &SimSlice<T>) {
+        assert_eq!(src.len, self.len, "copy length mismatch");
+        for i in 0..self.len {
+            // SAFETY: in bounds of both views; atomic accesses.
+            unsafe { T::copy_bits(src.element(i), self.element(i)) }
+        }
+    }
+
+    /// A view of host memory that the runtime owns, to read values out of it with the
+    /// checks of [`SimValue::load_from`] (bytes copied from a GPU).
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads of `len` elements of `T`, aligned for `T`, and only accessed
+    /// through the view while it is used.
+    #[doc(hidden)]
+    pub unsafe fn from_host(ptr: *mut u8, len: usize) -> SimSlice<T> {
+        SimSlice::from_raw(ptr, len)
+    }
+
+    /// The elements, copied out (host side), or the index of the first element whose bits
+    /// are no value of `T` (an enum's) and what they are.
+    pub fn to_vec(&self) -> Result<Vec<T>, (usize, NotAValue)> {
         // SAFETY: in bounds; atomic loads.
         (0..self.len)
-            .map(|i| unsafe { T::load_from(self.element(i)) })
+            .map(|i| unsafe { T::load_from(self.element(i)) }.map_err(|e| (i, e)))
             .collect()
     }
 }

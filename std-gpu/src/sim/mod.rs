@@ -31,8 +31,8 @@ use std::fmt;
 
 pub use grid::{run_grid, GridSpec, SharedDecl};
 pub use memory::{
-    div, rem, OutOfMemory, SharedArray, SimBuffer, SimElement, SimPlace, SimScalar, SimSlice,
-    SimSliceMut, SimValue,
+    div, rem, NotAValue, OutOfMemory, SharedArray, SimBuffer, SimElement, SimPlace, SimScalar,
+    SimSlice, SimSliceMut, SimValue,
 };
 pub use ops::{clock64, warp_mask, warp_value};
 pub use printf::{format_printf, printf, PrintfArg};

@@ -1,6 +1,6 @@
-// Device memory is never read on the host as an enum: most bit patterns are no variant
-// (here zero is none), so enums are not buffer elements and not `AnyBitPattern`, and
-// neither is a struct that holds one.
+// Enums are buffer elements (every host read of them checks the discriminants), but never
+// `AnyBitPattern`: most bit patterns of their size are no variant (here zero is none), so
+// nothing reinterprets memory as an enum unchecked, nor as a struct that holds one.
 use cuprum::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
@@ -17,15 +17,16 @@ pub struct Step {
     pub arg: u8,
 }
 
-// What every buffer API (`alloc_zeros`, `to_device`, `to_host`, views, copies) requires.
+// What every buffer API (`to_device`, `to_host`, views, copies) requires.
 fn element<T: cuprum::Element>() {}
 
-// What host reads of user types require.
+// What reading memory as values unchecked would require.
 fn any_bits<T: cuprum::AnyBitPattern>() {}
 
 fn main() {
     element::<Op>();
     element::<Step>();
+    element::<[Step; 4]>();
     any_bits::<[u8; 2]>();
     any_bits::<Op>();
     any_bits::<Step>();
