@@ -41,7 +41,7 @@ pub static FILTER: [f32; TAPS] = [
 /// `out[r][x] = Σ FILTER[k] · inp[r][x + k - RADIUS]` (zero outside the row). Block `TILE`
 /// threads; grid (`width / TILE` rounded up, `height`).
 #[cuprum_testkit::unchecked_twin]
-#[kernel(max_threads = 128)]
+#[kernel(block = 128)] // `TILE` threads
 pub fn convolve_rows(out: &mut [f32], inp: &[f32], width: u32) {
     let tile = gpu::shared_array::<f32, { TILE + 2 * RADIUS }>();
     let t = gpu::thread_idx().x as usize;
@@ -81,7 +81,7 @@ pub const STEPS: usize = 8;
 /// `out[y][x] = Σ FILTER[k] · inp[y + k - RADIUS][x]` (zero outside the image). Block
 /// (`COLS_X`, `COLS_Y`); grid (`width / COLS_X`, `height / (STEPS · COLS_Y)`), both exact.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = (16, 8))] // (`COLS_X`, `COLS_Y`)
 pub fn convolve_cols(out: &mut [f32], inp: &[f32], width: u32, height: u32) {
     let tile = gpu::shared_array_2d::<f32, COLS_X, { (STEPS + 2) * COLS_Y + 1 }>();
     let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);

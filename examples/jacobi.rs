@@ -7,7 +7,7 @@ use cuprum::prelude::*;
 
 /// One Jacobi step on an `n × n` grid; block (32, 8), grid (n/32, n/8) rounded up.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = (32, 8))]
 pub fn jacobi(out: &mut [f32], inp: &[f32], n: u32) {
     let j = (gpu::block_idx().x * 32 + gpu::thread_idx().x) as usize;
     let i = (gpu::block_idx().y * 8 + gpu::thread_idx().y) as usize;

@@ -13,7 +13,7 @@ pub const TILE: usize = 256;
 /// `accel[3i..3i + 3]` = Σ_j m_j (p_j - p_i) / (|p_j - p_i|² + eps2)^{3/2} over all bodies j
 /// (`body` holds `[x, y, z, m]` per body). Block `TILE`, grid bodies / `TILE` rounded up.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = 256)] // `TILE` threads
 pub fn nbody(accel: &mut [f32], body: &[f32], eps2: f32) {
     let tile = gpu::shared_array::<f32, { 4 * TILE }>();
     let n = body.len() / 4;

@@ -7,7 +7,7 @@ use cuprum::prelude::*;
 
 /// Each row of a `rows × 1024` matrix replaced by its softmax; block 256, grid `rows`.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = 256)]
 pub fn softmax(out: &mut [f32], x: &[f32], cols: u32) {
     let red = gpu::shared_array::<f32, 8>();
     let t = gpu::thread_idx().x as usize;

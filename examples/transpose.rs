@@ -7,7 +7,7 @@ use cuprum::prelude::*;
 
 /// `out[c * rows + r] = inp[r * cols + c]`: block (32, 8), grid (cols/32, rows/32) rounded up.
 #[cuprum_testkit::unchecked_twin]
-#[kernel]
+#[kernel(block = (32, 8))]
 pub fn transpose(out: &mut [f32], inp: &[f32], rows: u32, cols: u32) {
     let tile = gpu::shared_array_2d::<f32, 32, 33>();
     let (bx, by) = (gpu::block_idx().x * 32, gpu::block_idx().y * 32);

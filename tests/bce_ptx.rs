@@ -29,3 +29,13 @@ fn bce_ptx_snapshots() {
 fn ptxas_accepts_every_bce_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&kernels());
 }
+
+#[test]
+fn a_declared_block_is_required_and_constant() {
+    // `block = (32, 8)`: `.reqntid` (the driver refuses another shape), and `block_dim()`
+    // folds to constants (no `%ntid` read).
+    let ptx = bce::transpose_coalesced::PTX;
+    assert!(ptx.contains(".reqntid 32, 8, 1"), "{ptx}");
+    assert!(!ptx.contains("%ntid"), "{ptx}");
+    assert!(!ptx.contains(".maxntid"), "{ptx}");
+}

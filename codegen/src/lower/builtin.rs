@@ -47,6 +47,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
     /// A special register, as `i32`.
     fn sreg(&self, reg: &str, axis: u8) -> IntValue<'ctx> {
+        // `block = (X, Y, Z)`: the runtime launches no other shape (and `.reqntid` makes the
+        // driver refuse one), so `block_dim()` is a constant and each index below it.
+        if let (Some(b), "ntid") = (self.options.block, reg) {
+            return self
+                .ctx
+                .i32_type()
+                .const_int(u64::from(b[axis as usize]), false);
+        }
         let a = ["x", "y", "z"][axis as usize];
         let v = self
             .call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"), &[], &[])
@@ -54,6 +62,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
         // `max_threads = n` is `.maxntid n`: the runtime and the driver refuse a bigger block,
         // so every index below n and every dimension at most n (folds the checks of
         // `shared_array::<T, N>()[thread_idx().x]` when n <= N).
+        if let (Some(b), "tid") = (self.options.block, reg) {
+            self.assume_below(v, u64::from(b[axis as usize]));
+        }
         if let Some(n) = self.options.max_threads {
             match reg {
                 "tid" => self.assume_below(v, u64::from(n)),

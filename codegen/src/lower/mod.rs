@@ -305,10 +305,17 @@ fn declare_kernel<'ctx>(
             index += 1;
         }
     }
-    if let Some(n) = options.max_threads {
+    // PTX allows `.reqntid` or `.maxntid`, not both: the exact shape says more.
+    if let (Some(n), None) = (options.max_threads, options.block) {
         func.add_attribute(
             AttributeLoc::Function,
             ctx.create_string_attribute("nvvm.maxntid", &n.to_string()),
+        );
+    }
+    if let Some([x, y, z]) = options.block {
+        func.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("nvvm.reqntid", &format!("{x},{y},{z}")),
         );
     }
     if let Some(n) = options.min_blocks {

@@ -57,6 +57,8 @@ pub(crate) struct Launch {
     pub exact_block: Option<[i128; 3]>,
     /// The kernel declares its block (`block = ..` or `max_threads = N`).
     pub declared: bool,
+    /// The most threads a block has.
+    pub max_threads: i128,
 }
 
 impl Launch {
@@ -68,6 +70,7 @@ impl Launch {
                 max_block: b,
                 exact_block: Some(b),
                 declared: true,
+                max_threads: b.iter().product(),
             };
         }
         let n = i128::from(options.max_threads.unwrap_or(1024));
@@ -75,6 +78,7 @@ impl Launch {
             max_block: [n, n, n.min(64)],
             exact_block: None,
             declared: options.max_threads.is_some(),
+            max_threads: n,
         }
     }
 }
@@ -184,6 +188,38 @@ fn version_body(
         .filter(|(s, n)| uses.get(s) == Some(n))
         .map(|(s, _)| *s)
         .collect();
+    // Where the body loops, the copy pays (twice the code, its loops scheduled anew) only
+    // when its loops are left with no check of a slice: on the H200 the histogram's grid-stride loop
+    // ran 7% slower in a copy that dropped one check after it, fast_matmul's tile loop 5%
+    // slower in a copy that kept `a`'s check in it (bench/NOTES.md §14).
+    let mut has_loop = false;
+    // Checks in loops, with whether each is of a slice (a check of a fixed-length array
+    // is one LLVM often folds from the block shape; a slice's stays).
+    let mut in_loops: HashMap<SiteId, bool> = HashMap::new();
+    let locals = &f.locals;
+    crate::walk::block(&body, &mut |e| {
+        if matches!(
+            e.kind,
+            ExprKind::Loop(..) | ExprKind::While(..) | ExprKind::For { .. }
+        ) {
+            has_loop = true;
+            crate::walk::expr(e, &mut |x| {
+                let Some(p) = place_of(x) else { return };
+                for (n, j) in p.proj.iter().enumerate() {
+                    if let Proj::Index { site: Some(s), .. } = j {
+                        let slice = n == 0 && matches!(locals[p.base].ty, Ty::Slice { .. });
+                        in_loops.insert(*s, slice);
+                    }
+                }
+            });
+        }
+    });
+    let kept_in_loops = in_loops
+        .iter()
+        .any(|(s, slice)| *slice && !elide.contains(s) && !sites.is_elided(*s));
+    if has_loop && (kept_in_loops || !elide.iter().any(|s| in_loops.contains_key(s))) {
+        return body;
+    }
     let span = f.span;
     // One test per slice and largest `q` (`q1 - q2` non-negative: `q1 <= len` gives
     // `q2 <= len`).
@@ -201,16 +237,30 @@ fn version_body(
         needed.retain(|(l, p)| !(l == slice && q.sub(p).is_some_and(|d| d.nonneg())));
         needed.push((*slice, q.clone()));
     }
+    // Plain arithmetic where the polynomials cannot wrap (bounded symbols, or symbols first
+    // tested to be at most a limit, `poly::GUARDS`); saturating arithmetic otherwise (dearer: the
+    // test runs in every thread).
     let mut tests: Vec<Expr> = Vec::new();
+    let mut guards = std::collections::BTreeMap::new();
     for (slice, q) in &needed {
         let Some(len) = symbols.get(&len_symbol(*slice)) else {
             return body;
         };
-        match poly::at_most(q, len, symbols, span) {
+        let test = poly::cheap_at_most(q, len, symbols, &mut guards, span)
+            .or_else(|| poly::at_most(q, len, symbols, span));
+        match test {
             Some(t) => tests.push(t),
             None => return body,
         }
     }
+    let mut first = Vec::new();
+    for (s, limit) in &guards {
+        match poly::guard_test(s, *limit, symbols, span) {
+            Some(t) => first.push(t),
+            None => return body,
+        }
+    }
+    tests.splice(0..0, first);
     if tests.is_empty() {
         return body;
     }
@@ -442,7 +492,7 @@ impl Pass<'_> {
                 .dim3_builtin(x)
                 .map(|b| self.dim3_range(b, *k as usize)),
             ExprKind::Builtin(Builtin::LaneId, _) => Some((0, 31)),
-            ExprKind::Builtin(Builtin::WarpId, _) => Some((0, 31)),
+            ExprKind::Builtin(Builtin::WarpId, _) => Some((0, (l.max_threads - 1) / 32)),
             ExprKind::Builtin(Builtin::GlobalId(a), _) => {
                 let a = *a as usize % 3;
                 Some((0, MAX_GRID[a] * l.max_block[a] - 1))
@@ -585,14 +635,103 @@ impl Pass<'_> {
         // A leaf known by its range. Not the limits of a launch the kernel did not declare:
         // a test with 1023 for `thread_idx().x` would fail for most launches, and make the
         // whole copy useless.
+        // The grid's indices are bounded by the launch's own dimensions instead, symbols of
+        // the test like the parameters (`block_idx().x < grid_dim().x`).
         let r = self.range(e, env);
-        let launch_bound = !self.launch.declared
-            && self.key(e).is_some_and(|k| {
-                ["ThreadIdx", "BlockDim", "GlobalId", "WarpId"]
-                    .iter()
-                    .any(|b| k.contains(b))
-            });
-        (r.1 < 1 << 20 && !launch_bound).then(|| (Poly::constant(r.0.max(0)), Poly::constant(r.1)))
+        let launch_bound = self.key(e).is_some_and(|k| {
+            let undeclared = ["ThreadIdx", "BlockDim", "WarpId"];
+            ["BlockIdx", "GridDim", "GlobalId"]
+                .iter()
+                .any(|b| k.contains(b))
+                || (!self.launch.declared && undeclared.iter().any(|b| k.contains(b)))
+        });
+        if r.1 < 1 << 20 && !launch_bound {
+            return Some((Poly::constant(r.0.max(0)), Poly::constant(r.1)));
+        }
+        self.launch_leaf(e)
+    }
+
+    /// Bounds of a launch index or dimension (widened or not) in the launch's dimensions:
+    /// `thread_idx().x <= block_dim().x - 1`, `block_idx().x <= grid_dim().x - 1`.
+    fn launch_leaf(&mut self, e: &Expr) -> Option<(Poly, Poly)> {
+        let one = Poly::constant(1);
+        if let ExprKind::Cast(x) = &e.kind {
+            let unsigned = |t: &Ty| t.as_scalar().is_some_and(|s| s.is_int() && !s.is_signed());
+            let widens = type_range(&x.ty).1 <= type_range(&e.ty).1;
+            return (unsigned(&x.ty) && unsigned(&e.ty) && widens)
+                .then(|| self.launch_leaf(x))
+                .flatten();
+        }
+        // Not `global_id_x()`: the index of element-wise kernels, whose grids are rounded up
+        // past the data (a test `grid · block <= len` would fail for most launches).
+        let (b, axis) = self.dim3_field(e)?;
+        match b {
+            Builtin::ThreadIdx => Some((
+                Poly::constant(0),
+                self.launch_dim(Builtin::BlockDim, axis).sub(&one)?,
+            )),
+            Builtin::BlockIdx => Some((
+                Poly::constant(0),
+                self.launch_dim(Builtin::GridDim, axis).sub(&one)?,
+            )),
+            Builtin::BlockDim | Builtin::GridDim => {
+                let d = self.launch_dim(b, axis);
+                Some((d.clone(), d))
+            }
+            _ => None,
+        }
+    }
+
+    /// `block_dim()` or `grid_dim()` on `axis`: a constant for a declared block, else a
+    /// symbol (registered with its IR, `usize`).
+    fn launch_dim(&mut self, b: Builtin, axis: usize) -> Poly {
+        if let (Builtin::BlockDim, Some(s)) = (b, self.launch.exact_block) {
+            return Poly::constant(s[axis]);
+        }
+        let key = format!("{b:?}.{axis}");
+        let span = self.f.span;
+        self.symbols.entry(key.clone()).or_insert_with(|| {
+            let dim3 = Expr {
+                kind: ExprKind::Builtin(b, Vec::new()),
+                ty: Ty::Dim3,
+                span,
+            };
+            let field = Expr {
+                kind: ExprKind::Field(Box::new(dim3), axis as u32),
+                ty: Ty::U32,
+                span,
+            };
+            Expr {
+                kind: ExprKind::Cast(Box::new(field)),
+                ty: Ty::USIZE,
+                span,
+            }
+        });
+        Poly::symbol(&key)
+    }
+
+    /// The built-in and axis of `e` when it is a field of a `Dim3` built-in
+    /// (`thread_idx().x`, or `t.x` of a local bound to one).
+    fn dim3_field(&self, e: &Expr) -> Option<(Builtin, usize)> {
+        match &e.kind {
+            ExprKind::Field(x, k) => Some((self.dim3_builtin(x)?, *k as usize % 3)),
+            ExprKind::Read(p) if p.proj.len() == 1 => {
+                let Proj::Field(k) = p.proj[0] else {
+                    return None;
+                };
+                let whole = Expr {
+                    kind: ExprKind::Read(Place {
+                        base: p.base,
+                        proj: Vec::new(),
+                        ty: Ty::Dim3,
+                    }),
+                    ty: Ty::Dim3,
+                    span: e.span,
+                };
+                Some((self.dim3_builtin(&whole)?, k as usize % 3))
+            }
+            _ => None,
+        }
     }
 
     /// Learns what `cond` being `holds` says.

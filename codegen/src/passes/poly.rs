@@ -216,3 +216,109 @@ pub(crate) fn all(tests: Vec<Expr>, span: Span) -> Expr {
     });
     it.fold(first, |acc, t| and(acc, t, span))
 }
+
+/// The largest value a symbol can have: a launch dimension's limit, its type's when it
+/// widens a narrower unsigned value (a `u32` parameter), `usize::MAX` otherwise.
+fn symbol_max(key: &str, e: &Expr) -> i128 {
+    match key {
+        "GridDim.0" => return (1 << 31) - 1,
+        "GridDim.1" | "GridDim.2" => return 65535,
+        "BlockDim.0" | "BlockDim.1" => return 1024,
+        "BlockDim.2" => return 64,
+        _ => {}
+    }
+    match &e.kind {
+        ExprKind::Cast(x) => match x.ty.as_scalar() {
+            Some(crate::ty::Scalar::U8) => u8::MAX.into(),
+            Some(crate::ty::Scalar::U16) => u16::MAX.into(),
+            Some(crate::ty::Scalar::U32) => u32::MAX.into(),
+            _ => MAX,
+        },
+        _ => MAX,
+    }
+}
+
+/// The largest value of `p` (non-negative coefficients) when each symbol is at most its
+/// [`symbol_max`], or at most `guard` when that is smaller (a symbol the test bounds
+/// first); `None` when that can pass `usize::MAX`.
+fn max_value(p: &Poly, symbols: &Symbols, guard: i128) -> Option<i128> {
+    let mut sum: i128 = 0;
+    for (m, &c) in &p.0 {
+        let mut term = c;
+        for s in m {
+            term = term.checked_mul(symbol_max(s, symbols.get(s)?).min(guard))?;
+        }
+        sum = sum.checked_add(term)?;
+    }
+    (sum <= MAX).then_some(sum)
+}
+
+/// The IR computing `p` with plain (wrapping) `usize` arithmetic: exact when
+/// [`max_value`] said it fits.
+fn eval_plain(p: &Poly, symbols: &Symbols, span: Span) -> Option<Expr> {
+    let mut sum: Option<Expr> = None;
+    for (m, &c) in &p.0 {
+        let mut term: Option<Expr> = (c != 1 || m.is_empty()).then(|| usize_lit(c, span));
+        for s in m {
+            let x = symbols.get(s)?.clone();
+            term = Some(match term {
+                None => x,
+                Some(t) => bin(BinOp::Mul, t, x, span),
+            });
+        }
+        let term = term.expect("a constant or a symbol");
+        sum = Some(match sum {
+            None => term,
+            Some(acc) => bin(BinOp::Add, acc, term, span),
+        });
+    }
+    Some(sum.unwrap_or_else(|| usize_lit(0, span)))
+}
+
+/// The limits a test may first bound its unbounded symbols by ([`cheap_at_most`]), largest
+/// first: a symbol above one makes the test false (the checked body runs, correct).
+const GUARDS: [i128; 3] = [u32::MAX as i128, i32::MAX as i128, (1 << 24) - 1];
+
+/// The test `q <= len` without saturating arithmetic, when `q`'s two parts cannot wrap:
+/// `pos <= len + neg` as `pos < neg || pos - neg <= len`. If needed, every symbol whose
+/// range allows more is assumed at most one of [`GUARDS`] (the caller tests that first:
+/// `guards` gets the symbol and its limit). `None` when even then `q` could wrap.
+pub(crate) fn cheap_at_most(
+    q: &Poly,
+    len: &Expr,
+    symbols: &Symbols,
+    guards: &mut BTreeMap<String, i128>,
+    span: Span,
+) -> Option<Expr> {
+    let (pos, neg) = q.split();
+    let fits = |limit| {
+        max_value(&pos, symbols, limit).is_some() && max_value(&neg, symbols, limit).is_some()
+    };
+    if !fits(MAX) {
+        let limit = GUARDS.into_iter().find(|&l| fits(l))?;
+        for s in pos.0.keys().chain(neg.0.keys()).flatten() {
+            if symbol_max(s, symbols.get(s)?) > limit {
+                let g = guards.entry(s.clone()).or_insert(limit);
+                *g = (*g).min(limit);
+            }
+        }
+    }
+    let p = eval_plain(&pos, symbols, span)?;
+    if neg.0.is_empty() {
+        return Some(bin(BinOp::Le, p, len.clone(), span));
+    }
+    let n = eval_plain(&neg, symbols, span)?;
+    let below = bin(BinOp::Lt, p.clone(), n.clone(), span);
+    let within = bin(BinOp::Le, bin(BinOp::Sub, p, n, span), len.clone(), span);
+    Some(Expr {
+        kind: ExprKind::Or(Box::new(below), Box::new(within)),
+        ty: Ty::BOOL,
+        span,
+    })
+}
+
+/// `symbol <= limit`, the test of a guarded symbol.
+pub(crate) fn guard_test(symbol: &str, limit: i128, symbols: &Symbols, span: Span) -> Option<Expr> {
+    let x = symbols.get(symbol)?.clone();
+    Some(bin(BinOp::Le, x, usize_lit(limit, span), span))
+}

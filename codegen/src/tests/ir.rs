@@ -313,3 +313,80 @@ fn a_guard_on_the_index_itself_proves_it_even_if_it_wraps() {
     assert_eq!(ir.matches("(elided: in range)").count(), 2, "{ir}");
     assert!(!ir.contains("versioned"), "{ir}");
 }
+
+#[test]
+fn launch_dimensions_bound_unguarded_indices_cheaply() {
+    // No guard: each block handles one row of `cols`, 256 threads declared. The grid's size
+    // bounds `block_idx().x`, so one test per slice (`grid_dim().x * cols <= len`, plain
+    // arithmetic: `cols` is a `u32`, the grid below 2^31) elides all four checks.
+    let src = "fn rows(out: &mut [f32], x: &[f32], cols: u32) {
+        let base = gpu::block_idx().x as usize * cols as usize;
+        let t = gpu::thread_idx().x as usize;
+        out[base + t] = x[base + t];
+        out[base + t + 256] = x[base + t + 256];
+    }";
+    let ir = optimized(src, quote::quote!(block = 256));
+    assert_eq!(ir.matches("(elided: versioned)").count(), 4, "{ir}");
+    assert!(ir.contains("grid_dim().x"), "{ir}");
+    assert!(
+        !ir.contains("18446744073709551615"),
+        "no saturating arithmetic:\n{ir}"
+    );
+    // `usize` symbols whose product could wrap are first tested to be at most 2^32 - 1.
+    let src = "fn grid(out: &mut [f32], nx: usize, ny: usize) {
+        let (i, j) = (gpu::global_id_x(), gpu::global_id_y());
+        if i < nx && j < ny {
+            out[j * nx + i] = 1.0;
+        }
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert!(ir.contains("(nx_1 <= 4294967295usize)"), "{ir}");
+    assert!(!ir.contains("18446744073709551615"), "{ir}");
+}
+
+#[test]
+fn a_copy_that_drops_no_check_in_a_loop_is_not_made() {
+    // The loop's accesses are proved where they stand; only `out[t]` after the loop is a
+    // candidate: copying the loop for it is not worth it.
+    let src = "fn sums(out: &mut [f32], x: &[f32]) {
+        let t = gpu::block_idx().x as usize * 128 + gpu::thread_idx().x as usize;
+        let mut s = 0.0f32;
+        for i in 0..x.len() {
+            s += x[i];
+        }
+        out[t] = s;
+    }";
+    let ir = optimized(src, quote::quote!(block = 128));
+    assert!(!ir.contains("versioned"), "{ir}");
+    // Without the loop, the same access is versioned (`128 * grid_dim().x <= len(out)`).
+    let ir = optimized(
+        "fn one(out: &mut [f32]) {
+            out[gpu::block_idx().x as usize * 128 + gpu::thread_idx().x as usize] = 1.0;
+        }",
+        quote::quote!(block = 128),
+    );
+    assert!(ir.contains("(elided: versioned)"), "{ir}");
+}
+
+#[test]
+fn a_copy_whose_loops_keep_a_check_is_not_made() {
+    // `b[k * n + x]` is a candidate (`k * n <= len(b)`), `a[i]` is not (nothing bounds
+    // `i`): the copy's loop would still check `a`, so no copy.
+    let src = "fn dots(c: &mut [f32], a: &[f32], b: &[f32], n: usize, k: usize, step: usize) {
+        let x = gpu::global_id_x();
+        if x < n {
+            let mut acc = 0.0f32;
+            let mut i = x;
+            for j in 0..k {
+                acc += a[i] * b[j * n + x];
+                i += step;
+            }
+            c[x] = acc;
+        }
+    }";
+    let ir = optimized(src, quote::quote!());
+    assert!(!ir.contains("versioned"), "{ir}");
+    // Without `a`, the loop is left with no check: versioned.
+    let ir = optimized(&src.replace("a[i] * ", ""), quote::quote!());
+    assert!(ir.contains("(elided: versioned)"), "{ir}");
+}
