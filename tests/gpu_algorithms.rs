@@ -6,10 +6,11 @@ use cuprum::algorithms;
 use cuprum::prelude::*;
 
 /// Lengths: empty, one, around a 256-thread block and a 2048-element scan tile, several tiles
-/// and reduction blocks; on a GPU also 4 million and, for 32-bit types, 2^28.
+/// and reduction blocks; on a GPU also 4 million and, for 32-bit types, 2^28 (not with
+/// `CUPRUM_SMALL_INPUTS=1`, as under compute-sanitizer).
 fn lengths<T>(dev: &Device) -> Vec<usize> {
     let mut v = vec![0, 1, 2, 255, 256, 2047, 2048, 2049, 5000, 70_001];
-    if !dev.is_simulator() {
+    if !cuprum_testkit::small_inputs(dev) {
         v.push(4_000_037);
         if std::mem::size_of::<T>() == 4 {
             v.push(1 << 28);
@@ -428,7 +429,7 @@ fn sort_with_look_back() -> cuprum::Result<()> {
     }
     for dev in cuprum_testkit::backends()? {
         let stream = dev.default_stream();
-        let sizes: &[usize] = if dev.is_simulator() {
+        let sizes: &[usize] = if cuprum_testkit::small_inputs(&dev) {
             &[9_000]
         } else {
             &[9_000, 4_000_037]
@@ -467,7 +468,8 @@ fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {
     Ok(())
 }
 
-/// 2^28 keys and pairs (the benchmark's sizes), on the GPU only.
+/// 2^28 keys and pairs (the benchmark's sizes), on the GPU only (2^20 with
+/// `CUPRUM_SMALL_INPUTS=1`, as under compute-sanitizer).
 #[test]
 fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
     let dev = cuprum_testkit::device()?;
@@ -475,7 +477,11 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
         return Ok(());
     }
     let stream = dev.default_stream();
-    let n = 1 << 28;
+    let n = if cuprum_testkit::small_inputs(&dev) {
+        1 << 20
+    } else {
+        1 << 28
+    };
     let keys = cuprum_testkit::random_u32(n);
     let mut want = keys.clone();
     want.sort_unstable();
@@ -506,7 +512,7 @@ mod compaction;
 #[test]
 fn compaction_example_sequence() -> cuprum::Result<()> {
     for dev in cuprum_testkit::backends()? {
-        let sizes: &[usize] = if dev.is_simulator() {
+        let sizes: &[usize] = if cuprum_testkit::small_inputs(&dev) {
             &[70_001, 600_017]
         } else {
             &[600_017, 4_000_037, 50_000_017]
