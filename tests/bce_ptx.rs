@@ -39,3 +39,26 @@ fn a_declared_block_is_required_and_constant() {
     assert!(!ptx.contains("%ntid"), "{ptx}");
     assert!(!ptx.contains(".maxntid"), "{ptx}");
 }
+
+#[allow(dead_code)]
+#[path = "kernels/big_frame.rs"]
+mod big_frame;
+
+/// A versioned body must not double a large local frame: `big_frame`'s 40 arrays of 1024
+/// `f64` (320 KiB per thread) once asked for 640 KiB as a fast copy and a checked body,
+/// past the GPU's 512 KiB per thread, and the launch failed with "invalid argument".
+#[test]
+fn versioning_never_doubles_a_large_frame() {
+    let ptx = big_frame::big_frame::PTX;
+    let depot: usize = ptx
+        .split("__local_depot")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('[')?.1.split_once(']')?.0.parse().ok())
+        .max()
+        .expect("big_frame keeps its arrays in local memory");
+    let arrays = big_frame::ARRAYS * 1024 * 8;
+    assert!(
+        (arrays..arrays + 4096).contains(&depot),
+        "local frame of {depot} bytes for {arrays} bytes of arrays"
+    );
+}

@@ -158,16 +158,34 @@ pub fn compile_with(
     let libdevice = toolchain.libdevice.as_deref();
     // A versioned kernel keeps its fast copy only when that copy compiles with fewer
     // failure paths than the checked body does alone (else the copy doubles the code for
-    // nothing: the backend had proved what the uniform test would).
+    // nothing: the backend had proved what the uniform test would), and only when the two
+    // bodies together need at most 1 KiB more local memory per thread than the checked body
+    // alone (each body's local arrays get their own frame slots, so a large frame would
+    // double: 320 KiB of arrays asked for 640 KiB, past the GPU's 512 KiB, refused at launch;
+    // and the driver reserves a frame for every thread that can be resident).
+    let mut emitted = None;
+    let mut fallback = None;
     if let Some((fast, checked)) = passes::versions(&program) {
-        let failure_paths = |p: &Program| {
-            lower_and_emit(p, options, &name, &target, item, libdevice).map(|ptx| panic_calls(&ptx))
-        };
-        if failure_paths(&fast)? >= failure_paths(&checked)? {
+        let emit = |p: &Program| lower_and_emit(p, options, &name, &target, item, libdevice);
+        let fast_ptx = emit(&fast)?;
+        let checked_ptx = emit(&checked)?;
+        if panic_calls(&fast_ptx) >= panic_calls(&checked_ptx) {
             program = checked;
+            emitted = Some(checked_ptx);
+        } else {
+            fallback = Some((checked, checked_ptx));
         }
     }
-    let ptx = lower_and_emit(&program, options, &name, &target, item, libdevice)?;
+    let mut ptx = match emitted {
+        Some(ptx) => ptx,
+        None => lower_and_emit(&program, options, &name, &target, item, libdevice)?,
+    };
+    if let Some((checked, checked_ptx)) = fallback {
+        if local_bytes(&ptx) > local_bytes(&checked_ptx) + 1024 {
+            program = checked;
+            ptx = checked_ptx;
+        }
+    }
     let release = if program.has_debug_assertions() {
         let without = KernelOptions {
             debug_assertions: false,
@@ -228,6 +246,21 @@ fn panic_calls(ptx: &str) -> usize {
     ptx.lines()
         .filter(|l| l.trim_start().starts_with("call") && l.contains("__cuprum_panic,"))
         .count()
+}
+
+/// The largest per-thread local frame (`__local_depot<N>[bytes]`) of the functions in `ptx`.
+fn local_bytes(ptx: &str) -> usize {
+    ptx.match_indices("__local_depot")
+        .filter_map(|(at, _)| {
+            let rest = &ptx[at..];
+            let open = rest.find('[')?;
+            let close = rest.find(']')?;
+            (open < close && !rest[..open].contains(char::is_whitespace))
+                .then(|| rest[open + 1..close].parse::<usize>().ok())
+                .flatten()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// An error that is Cuprum's fault, not the user's.
