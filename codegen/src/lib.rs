@@ -250,14 +250,11 @@ fn panic_calls(ptx: &str) -> usize {
 
 /// The largest per-thread local frame (`__local_depot<N>[bytes]`) of the functions in `ptx`.
 fn local_bytes(ptx: &str) -> usize {
-    ptx.match_indices("__local_depot")
-        .filter_map(|(at, _)| {
-            let rest = &ptx[at..];
-            let open = rest.find('[')?;
-            let close = rest.find(']')?;
-            (open < close && !rest[..open].contains(char::is_whitespace))
-                .then(|| rest[open + 1..close].parse::<usize>().ok())
-                .flatten()
+    ptx.split("__local_depot")
+        .skip(1)
+        .filter_map(|rest| {
+            let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            rest.strip_prefix('[')?.split_once(']')?.0.parse().ok()
         })
         .max()
         .unwrap_or(0)

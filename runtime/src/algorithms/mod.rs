@@ -363,16 +363,24 @@ const REDUCE_BLOCKS: usize = 1024;
 /// 256-thread blocks, eight per multiprocessor (so that every multiprocessor gets the same
 /// share), each at least 16 elements per thread.
 fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
-    let wave = 8 * stream.device().multiprocessor_count().max(1) as usize;
-    let per_block = n.div_ceil(wave).next_multiple_of(BLOCK).max(16 * BLOCK);
-    (n.div_ceil(per_block), per_block)
+    range_grid(
+        n,
+        8 * stream.device().multiprocessor_count().max(1) as usize,
+    )
 }
 
 /// Blocks and elements per block of a histogram's or a sort's counting pass over `n > 0`
 /// elements: at most [`REDUCE_BLOCKS`] blocks, each a contiguous range.
 fn count_grid(n: usize) -> (usize, usize) {
+    range_grid(n, REDUCE_BLOCKS)
+}
+
+/// Blocks and elements per block when each of at most `max_blocks` blocks takes one
+/// contiguous range of `n > 0` elements: a multiple of the block size, at least 16 elements
+/// per thread.
+fn range_grid(n: usize, max_blocks: usize) -> (usize, usize) {
     let per_block = n
-        .div_ceil(REDUCE_BLOCKS)
+        .div_ceil(max_blocks)
         .next_multiple_of(BLOCK)
         .max(16 * BLOCK);
     (n.div_ceil(per_block), per_block)
