@@ -692,7 +692,9 @@ impl Pass<'_> {
                         BinOp::Add => Some((la.add(&lb)?, ha.add(&hb)?)),
                         BinOp::Sub => Some((la.sub(&hb)?, ha.sub(&lb)?)),
                         // Monotone only where both factors are non-negative.
-                        BinOp::Mul if la.nonneg() && lb.nonneg() => Some((la.mul(&lb)?, ha.mul(&hb)?)),
+                        BinOp::Mul if la.nonneg() && lb.nonneg() => {
+                            Some((la.mul(&lb)?, ha.mul(&hb)?))
+                        }
                         _ => None,
                     };
                     if let Some((low, high)) = both {
