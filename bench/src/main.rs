@@ -10,6 +10,9 @@
 //! SASS comparisons, bench/NOTES.md) and exits; needs no GPU.
 //! `bench --first`: the child that the first-launch measurement spawns.
 //! `bench --cold`: the child that the cold-start measurement spawns (one saxpy, then exits).
+//!
+//! `BENCH_ONLY=convolve_cols,laplace bench [ROUNDS]`: only those suite kernels (and the copy
+//! they are compared with), none of the host-side figures.
 
 mod cases;
 mod first;
@@ -100,6 +103,9 @@ fn suite_rows(
         }
     }
     for (name, case) in cases::CASES.iter().chain(&user_cases::CASES) {
+        if !selected(name) {
+            continue;
+        }
         let t = std::time::Instant::now();
         match case(&ctx, numba.as_deref_mut()) {
             Ok(r) => {
@@ -119,6 +125,17 @@ fn suite_rows(
         eprintln!("bench {name}: {:.1} s", t.elapsed().as_secs_f64());
     }
     Ok((rows, failed))
+}
+
+/// The kernels `BENCH_ONLY` names (comma-separated), or all when it is unset.
+fn only() -> Option<Vec<String>> {
+    std::env::var("BENCH_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+}
+
+fn selected(name: &str) -> bool {
+    only().is_none_or(|names| names.iter().any(|n| n == name))
 }
 
 fn main() -> ExitCode {
@@ -154,6 +171,7 @@ fn main() -> ExitCode {
     let rounds: usize = arg.and_then(|s| s.parse().ok()).unwrap_or(30);
     // `bench ROUNDS first`: only the first-launch figures (for a build with CUPRUM_SASS).
     let all = std::env::args().nth(2).as_deref() != Some("first");
+    let some = only().is_some();
     let dev = match Device::gpu(0) {
         Ok(d) => d,
         Err(e) => {
@@ -193,7 +211,18 @@ fn main() -> ExitCode {
             *failed = true;
         }
     };
-    if all {
+    if all && some {
+        match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
+            Ok((r, failures)) => {
+                rows.extend(r);
+                failed |= failures;
+            }
+            Err(e) => {
+                eprintln!("bench suite: FAILED: {e}");
+                failed = true;
+            }
+        }
+    } else if all {
         collect(
             &mut rows,
             &mut failed,
@@ -223,18 +252,20 @@ fn main() -> ExitCode {
             graph::launch_cost(&dev, 30, 100),
         );
     }
-    collect(
-        &mut rows,
-        &mut failed,
-        "first launch",
-        first::first_launch(5),
-    );
-    collect(
-        &mut rows,
-        &mut failed,
-        "cold start",
-        saxpy::cold_start(3, numba.is_some()),
-    );
+    if !some {
+        collect(
+            &mut rows,
+            &mut failed,
+            "first launch",
+            first::first_launch(5),
+        );
+        collect(
+            &mut rows,
+            &mut failed,
+            "cold start",
+            saxpy::cold_start(3, numba.is_some()),
+        );
+    }
     if let Some(n) = numba {
         if let Err(e) = n.quit() {
             eprintln!("bench: {e}");

@@ -457,8 +457,77 @@ impl Pass<'_> {
             .unwrap_or(t);
         if let Some(known) = self.key(e).and_then(|k| env.ranges.get(&k)) {
             r = (r.0.max(known.0), r.1.min(known.1));
+            // A guard's bound on a multiple of `d` moves to the next multiple: under
+            // `if y0 > 0` with `y0 = block_idx().y * 64`, `y0 >= 64`.
+            if let Some(d) = self.divisor(e, env).filter(|&d| d > 1) {
+                let rounded = (
+                    r.0.div_euclid(d) * d + if r.0.rem_euclid(d) == 0 { 0 } else { d },
+                    r.1.div_euclid(d) * d,
+                );
+                if rounded.0 <= rounded.1 {
+                    r = rounded;
+                }
+            }
         }
         r
+    }
+
+    /// A number that divides every value `e` computes (its constant factors: `64` for
+    /// `(by * 8) * 8`), where its arithmetic cannot wrap (a wrapped product need not be a
+    /// multiple); `None` when nothing is known.
+    fn divisor(&self, e: &Expr, env: &Env) -> Option<i128> {
+        let exact = |e: &Expr| {
+            self.range_here(e, env)
+                .and_then(|r| within(r, type_range(&e.ty)))
+                .is_some()
+        };
+        match &e.kind {
+            ExprKind::Int(c) if *c != 0 => Some(c.abs()),
+            ExprKind::Read(p) if p.proj.is_empty() => {
+                let (_, value) = self.alias.get(&p.base)?;
+                self.divisor(value, env)
+            }
+            ExprKind::Cast(x) => {
+                let int = |t: &Ty| t.as_scalar().is_some_and(|s| s.is_int());
+                let (from, to) = (type_range(&x.ty), type_range(&e.ty));
+                (int(&x.ty) && int(&e.ty) && from.0 >= to.0 && from.1 <= to.1)
+                    .then(|| self.divisor(x, env))
+                    .flatten()
+            }
+            ExprKind::Binary(op @ (BinOp::Mul | BinOp::Add | BinOp::Sub), a, b, _) if exact(e) => {
+                let (da, db) = (self.divisor(a, env), self.divisor(b, env));
+                match op {
+                    BinOp::Mul => match (da, db) {
+                        (Some(x), Some(y)) => x.checked_mul(y).filter(|&d| d < 1 << 62),
+                        (x, y) => x.or(y),
+                    },
+                    _ => Some(gcd(da?, db?)),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `V(e)` (see [`Pass::bounds`]) is the value `e` computes: no `+ - *` of
+    /// `usize` in it wraps. Conservative: a node `bounds` takes as a leaf is checked as if
+    /// it were not (a leaf's `V` is its value anyway).
+    fn computes_exactly(&self, e: &Expr, env: &Env) -> bool {
+        match &e.kind {
+            ExprKind::Read(p) if p.proj.is_empty() => match self.alias.get(&p.base) {
+                Some((_, value)) => self.computes_exactly(value, env),
+                None => true,
+            },
+            ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b, _)
+                if e.ty == Ty::USIZE =>
+            {
+                self.range_here(e, env)
+                    .and_then(|r| within(r, type_range(&e.ty)))
+                    .is_some()
+                    && self.computes_exactly(a, env)
+                    && self.computes_exactly(b, env)
+            }
+            _ => true,
+        }
     }
 
     fn range_here(&self, e: &Expr, env: &Env) -> Option<Range> {
@@ -619,14 +688,26 @@ impl Pass<'_> {
             ExprKind::Binary(op, a, b, _) if e.ty == Ty::USIZE => {
                 if let (Some((la, ha)), Some((lb, hb))) = (self.bounds(a, env), self.bounds(b, env))
                 {
-                    match op {
-                        BinOp::Add => return Some((la.add(&lb)?, ha.add(&hb)?)),
-                        BinOp::Sub => return Some((la.sub(&hb)?, ha.sub(&lb)?)),
+                    let both = match op {
+                        BinOp::Add => Some((la.add(&lb)?, ha.add(&hb)?)),
+                        BinOp::Sub => Some((la.sub(&hb)?, ha.sub(&lb)?)),
                         // Monotone only where both factors are non-negative.
                         BinOp::Mul if la.nonneg() && lb.nonneg() => {
-                            return Some((la.mul(&lb)?, ha.mul(&hb)?));
+                            Some((la.mul(&lb)?, ha.mul(&hb)?))
                         }
-                        _ => {}
+                        _ => None,
+                    };
+                    if let Some((low, high)) = both {
+                        // A lower bound the operands' polynomials miss (`y0 + ty - 8` under
+                        // `if y0 > 0`, `y0` a multiple of 64) from the value's range, when
+                        // that range is `V`'s (nothing in `e` wraps).
+                        if !low.nonneg() {
+                            let r = self.range(e, env);
+                            if r.0 >= 0 && self.computes_exactly(e, env) {
+                                return Some((Poly::constant(r.0), high));
+                            }
+                        }
+                        return Some((low, high));
                     }
                 }
             }
@@ -1142,6 +1223,14 @@ impl Pass<'_> {
                 }
             }
         }
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
     }
 }
 

@@ -390,3 +390,35 @@ fn a_copy_whose_loops_keep_a_check_is_not_made() {
     let ir = optimized(&src.replace("a[i] * ", ""), quote::quote!());
     assert!(ir.contains("(elided: versioned)"), "{ir}");
 }
+
+#[test]
+fn a_guard_on_a_multiple_bounds_it_by_the_next_multiple() {
+    // convolutionSeparable's column pass: the top halo row `y0 + ty - 8` is read under
+    // `if y0 > 0`; `y0` is a multiple of 64, so it is at least 64 there and the index is
+    // non-negative. Every access of the copy is then versioned (none left checked).
+    let src = "fn cols(out: &mut [f32], inp: &[f32], width: u32, height: u32) {
+        let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);
+        let (w, h) = (width as usize, height as usize);
+        let x = gpu::block_idx().x as usize * 16 + tx;
+        let y0 = gpu::block_idx().y as usize * 8 * 8;
+        let mut acc = 0.0f32;
+        for i in 1..9 {
+            acc += inp[(y0 + ty + (i - 1) * 8) * w + x];
+        }
+        if y0 > 0 {
+            acc += inp[(y0 + ty - 8) * w + x];
+        }
+        let below = y0 + 64 + ty;
+        if below < h {
+            acc += inp[below * w + x];
+        }
+        out[(y0 + ty) * w + x] = acc;
+    }";
+    let ir = optimized(src, quote::quote!(block = (16, 8)));
+    assert_eq!(ir.matches(":versioned]").count(), 4, "{ir}");
+    // Without the multiple (`y0 = block_idx().y * 64 + 1`), `y0 > 0` says nothing about
+    // `y0 - 8`: that access keeps its check in the copy.
+    let src2 = src.replace("* 8 * 8;", "* 8 * 8 + 1;");
+    let ir = optimized(&src2, quote::quote!(block = (16, 8)));
+    assert_eq!(ir.matches(":versioned]").count(), 3, "{ir}");
+}
