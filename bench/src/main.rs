@@ -6,6 +6,7 @@
 //!
 //! `bench [ROUNDS]`: rounds of interleaved timing per kernel (default 30).
 //! `bench ROUNDS first`: only first launch and cold start (to measure a `CUPRUM_SASS` build).
+//! `BENCH_ONLY=k1,k2 bench [ROUNDS]`: only those suite kernels (and the copy), nothing after.
 //! `bench --ptx DIR`: writes every suite kernel's PTX to `DIR/<kernel>.ptx` (for ptxas -v and
 //! SASS comparisons, bench/NOTES.md) and exits; needs no GPU.
 //! `bench --first`: the child that the first-launch measurement spawns.
@@ -99,7 +100,16 @@ fn suite_rows(
             failed = true;
         }
     }
+    // `BENCH_ONLY=reduce6,laplace`: only those kernels (a short device run for one change).
+    let only = std::env::var("BENCH_ONLY").ok();
+    let selected = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|k| k == name))
+    };
     for (name, case) in cases::CASES.iter().chain(&user_cases::CASES) {
+        if !selected(name) {
+            continue;
+        }
         let t = std::time::Instant::now();
         match case(&ctx, numba.as_deref_mut()) {
             Ok(r) => {
@@ -154,6 +164,8 @@ fn main() -> ExitCode {
     let rounds: usize = arg.and_then(|s| s.parse().ok()).unwrap_or(30);
     // `bench ROUNDS first`: only the first-launch figures (for a build with CUPRUM_SASS).
     let all = std::env::args().nth(2).as_deref() != Some("first");
+    // With `BENCH_ONLY`, the suite's selected kernels and nothing else.
+    let short = std::env::var_os("BENCH_ONLY").is_some();
     let dev = match Device::gpu(0) {
         Ok(d) => d,
         Err(e) => {
@@ -194,12 +206,14 @@ fn main() -> ExitCode {
         }
     };
     if all {
-        collect(
-            &mut rows,
-            &mut failed,
-            "saxpy",
-            saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
-        );
+        if !short {
+            collect(
+                &mut rows,
+                &mut failed,
+                "saxpy",
+                saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
+            );
+        }
         match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
             Ok((r, failures)) => {
                 rows.extend(r);
@@ -210,6 +224,8 @@ fn main() -> ExitCode {
                 failed = true;
             }
         }
+    }
+    if all && !short {
         collect(
             &mut rows,
             &mut failed,
@@ -223,18 +239,20 @@ fn main() -> ExitCode {
             graph::launch_cost(&dev, 30, 100),
         );
     }
-    collect(
-        &mut rows,
-        &mut failed,
-        "first launch",
-        first::first_launch(5),
-    );
-    collect(
-        &mut rows,
-        &mut failed,
-        "cold start",
-        saxpy::cold_start(3, numba.is_some()),
-    );
+    if !short {
+        collect(
+            &mut rows,
+            &mut failed,
+            "first launch",
+            first::first_launch(5),
+        );
+        collect(
+            &mut rows,
+            &mut failed,
+            "cold start",
+            saxpy::cold_start(3, numba.is_some()),
+        );
+    }
     if let Some(n) = numba {
         if let Err(e) = n.quit() {
             eprintln!("bench: {e}");

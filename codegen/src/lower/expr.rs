@@ -429,8 +429,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// wrap while `i < n`), so that LLVM knows the trip count, as in [`Self::for_loop`]. The
     /// body (without its last statement, the step) may assume `i < n`; the step is `nuw`.
     fn counted_while(&mut self, id: usize, body: &Block, parts: crate::passes::counted::Parts) {
-        let Some(i0) = self.expr(parts.read) else { return };
-        let Some(n) = self.expr(parts.bound) else { return };
+        let Some(i0) = self.expr(parts.read) else {
+            return;
+        };
+        let Some(n) = self.expr(parts.bound) else {
+            return;
+        };
         let (i0, n) = (i0.into_int_value(), n.into_int_value());
         let int_t = i0.get_type();
         let one = int_t.const_int(1, false);
@@ -449,7 +453,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(enter, pre, exit));
 
         self.b.position_at_end(pre);
-        let Some(step) = self.expr(parts.step) else { return };
+        let Some(step) = self.expr(parts.step) else {
+            return;
+        };
         let step = step.into_int_value();
         let dist = ok!(self.b.build_int_sub(n, i0, "dist"));
         let dist = ok!(self.b.build_int_nuw_sub(dist, one, "dist"));
@@ -460,7 +466,9 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(body_bb);
         let i = self.expr(parts.read).expect("integer").into_int_value();
-        let within = ok!(self.b.build_int_compare(IntPredicate::ULT, i, n, "i_in_range"));
+        let within = ok!(self
+            .b
+            .build_int_compare(IntPredicate::ULT, i, n, "i_in_range"));
         self.assume(within);
         for s in &body.stmts[..body.stmts.len() - 1] {
             match s {

@@ -18,8 +18,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    BinOp, Block, Builtin, Expr, ExprKind, Function, LocalId, LoopId, Pattern, Place, Proj,
-    Stmt,
+    BinOp, Block, Builtin, Expr, ExprKind, Function, LocalId, LoopId, Pattern, Place, Proj, Stmt,
 };
 use crate::ty::{Scalar, Ty};
 
@@ -61,7 +60,12 @@ pub(crate) struct Parts<'a> {
 }
 
 /// `while cond { body }` as `while i < n { …; i += s }`, its shape only (not the proof).
-pub(crate) fn parts<'a>(f: &Function, id: LoopId, cond: &'a Expr, body: &'a Block) -> Option<Parts<'a>> {
+pub(crate) fn parts<'a>(
+    f: &Function,
+    id: LoopId,
+    cond: &'a Expr,
+    body: &'a Block,
+) -> Option<Parts<'a>> {
     let ExprKind::Binary(BinOp::Lt, l, bound, None) = &cond.kind else {
         return None;
     };
@@ -233,9 +237,7 @@ impl<'a> Pass<'a> {
         let fixed = |id: LocalId| !self.f.locals[id].mutable && !self.assigned.contains(&id);
         let r = match &e.kind {
             ExprKind::Int(v) => (*v, *v),
-            ExprKind::Len(p) if p.proj.is_empty() && fixed(p.base) => {
-                (0, i128::from(i64::MAX))
-            }
+            ExprKind::Len(p) if p.proj.is_empty() && fixed(p.base) => (0, i128::from(i64::MAX)),
             ExprKind::Read(p) if fixed(p.base) => match p.proj.as_slice() {
                 [] => match self.lets.get(&p.base) {
                     Some(init) => self.range(init, depth + 1)?,

@@ -16,7 +16,10 @@ fn counted(src: &str, attr: proc_macro2::TokenStream) -> usize {
 
 /// Counted in the checked build and in the unchecked one.
 fn both(src: &str) -> usize {
-    let (c, u) = (counted(src, quote::quote!()), counted(src, quote::quote!(unchecked)));
+    let (c, u) = (
+        counted(src, quote::quote!()),
+        counted(src, quote::quote!(unchecked)),
+    );
     assert_eq!(c, u, "checked and unchecked builds differ:\n{src}");
     c
 }
