@@ -67,6 +67,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         control_flow::reversed,
         control_flow::iterators,
         control_flow::shared_iter,
+        control_flow::stride_whiles,
         device_refs::sort_pairs_in_block,
         device_refs::block_scan_with_helper,
         device_refs::parts,

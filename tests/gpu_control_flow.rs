@@ -75,3 +75,39 @@ fn iterating_a_shared_array() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn grid_stride_while_loops() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let (blocks, threads) = (7usize, 96usize);
+        let total = blocks * threads;
+        for n in [0, 5, total, 2 * total + 1, 100_003] {
+            let x = cuprum_testkit::random_u32(n);
+            let dx = stream.to_device(&x)?;
+            let mut mixes = stream.to_device(&vec![u32::MAX; total])?;
+            let mut firsts = stream.to_device(&vec![u32::MAX; total])?;
+            launch!(stride_whiles<<<blocks as u32, threads as u32, stream>>>(
+                &mut mixes, &mut firsts, &dx
+            ))?;
+            let (got_mix, got_first) = (stream.to_host(&mixes)?, stream.to_host(&firsts)?);
+            for t in 0..total {
+                let mut acc = 0u32;
+                for i in (t..n).step_by(2 * total) {
+                    acc = acc.wrapping_mul(3).wrapping_add(x[i]);
+                    if i + total < n {
+                        acc ^= x[i + total];
+                    }
+                }
+                let first = (t..n)
+                    .step_by(total)
+                    .find(|&j| x[j] >= 1 << 31)
+                    .unwrap_or(t + n.saturating_sub(t).div_ceil(total) * total);
+                let name = dev.name();
+                assert_eq!(got_mix[t], acc, "{name}: n {n}, thread {t}");
+                assert_eq!(got_first[t], first as u32, "{name}: n {n}, thread {t}");
+            }
+        }
+    }
+    Ok(())
+}

@@ -81,6 +81,9 @@ pub struct Function {
     /// (literals): the lowering places them in constant memory, the simulator binds them
     /// when the function starts.
     pub constants: Vec<(LocalId, Expr)>,
+    /// The `while` loops that `passes::counted` proved to be counted loops (the lowering
+    /// computes their trip count on entry).
+    pub counted: Vec<LoopId>,
 }
 
 /// A local variable or parameter.

@@ -80,3 +80,31 @@ pub fn shared_iter(out: &mut [u32], x: &[u32]) {
         out[gpu::block_idx().x as usize] = total;
     }
 }
+
+/// Grid-stride `while` loops that `passes::counted` lowers as counted loops (LLVM unrolls
+/// them): per thread, a mix of the elements it visits two grid strides apart (and the one a
+/// stride further, when there is one), and the index of the first element ≥ 2³¹ it visits
+/// (`x.len()` or past it when none: the loop stops with a `break`).
+#[kernel]
+pub fn stride_whiles(mixes: &mut [u32], firsts: &mut [u32], x: &[u32]) {
+    let t = gpu::global_id_x();
+    let stride = 2 * gpu::grid_stride_x();
+    let mut i = t;
+    let mut acc = 0u32;
+    while i < x.len() {
+        acc = acc.wrapping_mul(3).wrapping_add(x[i]);
+        if i + gpu::grid_stride_x() < x.len() {
+            acc ^= x[i + gpu::grid_stride_x()];
+        }
+        i += stride;
+    }
+    mixes[t] = acc;
+    let mut j = t;
+    while j < x.len() {
+        if x[j] >= 1u32 << 31 {
+            break;
+        }
+        j = j + gpu::grid_stride_x();
+    }
+    firsts[t] = j as u32;
+}

@@ -508,6 +508,7 @@ impl<'p> Checker<'p> {
             loop_count: self.loop_count,
             span: item.sig.ident.span(),
             constants: std::mem::take(&mut self.consts.constants),
+            counted: Vec::new(),
         }
     }
 

@@ -254,6 +254,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 })
             }
             ExprKind::While(id, cond, body) => {
+                if self.ir.counted.contains(id) {
+                    if let Some(parts) = crate::passes::counted::parts(self.ir, *id, cond, body) {
+                        self.counted_while(*id, body, parts);
+                        return None;
+                    }
+                }
                 let cond_bb = self.block_named("while_cond");
                 let body_bb = self.block_named("while_body");
                 let exit = self.block_named("while_end");
@@ -416,6 +422,81 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 .b
                 .build_load(value_type(self.ctx, ty).unwrap(), p, "if_value"))
         })
+    }
+
+    /// `while i < n { …; i += s }` that `passes::counted` proved counted: `n` and `s` are
+    /// evaluated once, the last turn `(n - 1 - i) / s` on entry (`s ≥ 1`, and `i + s` cannot
+    /// wrap while `i < n`), so that LLVM knows the trip count, as in [`Self::for_loop`]. The
+    /// body (without its last statement, the step) may assume `i < n`; the step is `nuw`.
+    fn counted_while(&mut self, id: usize, body: &Block, parts: crate::passes::counted::Parts) {
+        let Some(i0) = self.expr(parts.read) else {
+            return;
+        };
+        let Some(n) = self.expr(parts.bound) else {
+            return;
+        };
+        let (i0, n) = (i0.into_int_value(), n.into_int_value());
+        let int_t = i0.get_type();
+        let one = int_t.const_int(1, false);
+        let pre = self.block_named("while_pre");
+        let body_bb = self.block_named("while_body");
+        let latch = self.block_named("while_next");
+        let exit = self.block_named("while_end");
+        self.loops[id] = Some(LoopTargets {
+            break_to: exit,
+            continue_to: latch,
+            result: None,
+        });
+        let enter = ok!(self
+            .b
+            .build_int_compare(IntPredicate::ULT, i0, n, "while_enter"));
+        ok!(self.b.build_conditional_branch(enter, pre, exit));
+
+        self.b.position_at_end(pre);
+        let Some(step) = self.expr(parts.step) else {
+            return;
+        };
+        let step = step.into_int_value();
+        let dist = ok!(self.b.build_int_sub(n, i0, "dist"));
+        let dist = ok!(self.b.build_int_nuw_sub(dist, one, "dist"));
+        let last = ok!(self.b.build_int_unsigned_div(dist, step, "last_turn"));
+        let k_slot = self.alloca(&parts.read.ty, "turn").expect("integer");
+        ok!(self.b.build_store(k_slot, int_t.const_zero()));
+        ok!(self.b.build_unconditional_branch(body_bb));
+
+        self.b.position_at_end(body_bb);
+        let i = self.expr(parts.read).expect("integer").into_int_value();
+        let within = ok!(self
+            .b
+            .build_int_compare(IntPredicate::ULT, i, n, "i_in_range"));
+        self.assume(within);
+        for s in &body.stmts[..body.stmts.len() - 1] {
+            match s {
+                Stmt::Let { pat, init } => {
+                    let v = self.expr(init);
+                    self.bind(pat, &init.ty, v);
+                }
+                Stmt::Expr(e) => {
+                    self.expr(e);
+                }
+            }
+        }
+        if self.is_open() {
+            ok!(self.b.build_unconditional_branch(latch));
+        }
+
+        self.b.position_at_end(latch);
+        let i = self.expr(parts.read).expect("integer").into_int_value();
+        let next = ok!(self.b.build_int_nuw_add(i, step, "i_next"));
+        self.write(parts.place, next.into());
+        let k = ok!(self.b.build_load(int_t, k_slot, "turn")).into_int_value();
+        let go = ok!(self
+            .b
+            .build_int_compare(IntPredicate::NE, k, last, "while_cond"));
+        let k_next = ok!(self.b.build_int_nuw_add(k, one, "turn_next"));
+        ok!(self.b.build_store(k_slot, k_next));
+        ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        self.b.position_at_end(exit);
     }
 
     /// `for var in start..end` (or `..=end`), optionally `.step_by(step)`.

@@ -9,10 +9,13 @@
 //!
 //! - [`bounds`]: index checks proved redundant by value ranges and guards (first, so that
 //!   the next pass does not move checks that are not needed);
-//! - [`checks_first`]: the checks of a run of statements before the run.
+//! - [`checks_first`]: the checks of a run of statements before the run;
+//! - [`counted`]: grid-stride `while` loops proved to be counted loops (in every build,
+//!   checked or not: it changes no check).
 
 pub mod bounds;
 pub mod checks_first;
+pub mod counted;
 mod poly;
 
 use crate::ir::{Block, CheckSite, Elision, ExprKind, Program, SiteId};
@@ -20,11 +23,18 @@ use crate::options::KernelOptions;
 
 /// Runs the passes that `options` asks for, in order.
 pub fn optimize(program: &mut Program, options: &KernelOptions) {
-    if !options.checked {
-        return;
-    }
-    let mut sites = Sites(std::mem::take(&mut program.sites));
     let launch = bounds::Launch::of(options);
+    if options.checked {
+        check_passes(program, options, launch);
+    }
+    let kernel = std::iter::once(&mut program.kernel);
+    for f in kernel.chain(program.functions.iter_mut()) {
+        counted::run(f, launch.max_block);
+    }
+}
+
+fn check_passes(program: &mut Program, options: &KernelOptions, launch: bounds::Launch) {
+    let mut sites = Sites(std::mem::take(&mut program.sites));
     let kernel = std::iter::once((&mut program.kernel, true));
     for (f, is_kernel) in kernel.chain(program.functions.iter_mut().map(|f| (f, false))) {
         if options.prove_bounds {

@@ -5,6 +5,7 @@
 mod check;
 mod common;
 mod consts;
+mod counted;
 mod deterministic;
 mod fuzz;
 mod ir;
