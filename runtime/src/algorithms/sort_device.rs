@@ -176,9 +176,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     // it publishes at once.
     let d = t as usize;
     let mut count = 0u32;
-    let mut before_warp = [0u32; WARPS];
     for w in 0..WARPS {
-        before_warp[w] = count;
         count += warp_counts[w * 256 + d];
     }
     let at = tile as usize * 256 + d;
@@ -187,8 +185,12 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
+    // Read again rather than kept in registers across the sum, where the keys and ranks are.
+    let mut slot = start;
     for w in 0..WARPS {
-        warp_counts[w * 256 + d] = start + before_warp[w];
+        let c = warp_counts[w * 256 + d];
+        warp_counts[w * 256 + d] = slot;
+        slot += c;
     }
     // Look back, per digit, for the keys of this digit in the tiles before.
     let mut before_tile = placed;
