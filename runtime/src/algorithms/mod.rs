@@ -215,7 +215,7 @@ macro_rules! numbers {
             ) -> Result<()> {
                 let shift = 8 * pass;
                 numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, payload, first, lookback)
+                    status, offsets, shift, payload, first, lookback, numbers!(@last $kind $t))
             }
             fn sort_tile_counts(
                 stream: &Stream,
@@ -301,6 +301,9 @@ macro_rules! numbers {
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
+    // The key whose every digit is 255 (in the order-preserving image of its bits).
+    (@last int $t:ty) => { <$t>::MAX };
+    (@last float $t:ty) => { <$t>::from_bits(<<$t as Bits>::U>::MAX >> 1) };
     (@tile_counts int $t:ty, $($arg:expr),*) => {
         sort_kernels::tile_counts_int::<$t, <$t as Bits>::U, { <$t as Bits>::ITEMS }>::launch(
             $($arg),*

@@ -111,6 +111,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged_pay: &mut [u32],
     items: usize,
     lookback: bool,
+    last: K,
     digit: impl Fn(K, u32) -> u32,
 ) {
     // Body constants: an inlined device function sees its caller's module constants.
@@ -154,23 +155,28 @@ pub fn onesweep_tile<K: gpu::Num>(
     };
     let rows0 = rows.min(half);
     let rows1 = rows - rows0;
+    // Without look-back: the keys of smaller digits, and of digit `t` in earlier tiles, loaded
+    // now so that the load's latency passes with the keys'.
+    let placed = if lookback {
+        0
+    } else {
+        status[t as usize * tiles + tile as usize]
+    };
     let mut mine0 = [K::ZERO; HALF_MAX];
     let mut mine1 = [K::ZERO; HALF_MAX];
-    load_rows(&mut mine0, keys_in, row, rows0, half);
-    load_rows(&mut mine1, keys_in, row1, rows1, half);
+    load_rows(&mut mine0, keys_in, row, rows0, half, last);
+    load_rows(&mut mine1, keys_in, row1, rows1, half, last);
     let mut ranks0 = [0u32; HALF_MAX];
     let mut ranks1 = [0u32; HALF_MAX];
     let counts = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(&mut ranks0, &mine0, rows0, half, counts, shift, &digit);
-    rank_rows(&mut ranks1, &mine1, rows1, half, counts, shift, &digit);
+    rank_rows(&mut ranks0, &mine0, half, counts, shift, &digit);
+    rank_rows(&mut ranks1, &mine1, half, counts, shift, &digit);
     gpu::sync_threads();
     // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
     // it publishes at once.
     let d = t as usize;
     let mut count = 0u32;
-    let mut before_warp = [0u32; WARPS];
     for w in 0..WARPS {
-        before_warp[w] = count;
         count += warp_counts[w * 256 + d];
     }
     let at = tile as usize * 256 + d;
@@ -179,15 +185,16 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
+    // Read again rather than kept in registers across the sum, where the keys and ranks are.
+    let mut slot = start;
     for w in 0..WARPS {
-        warp_counts[w * 256 + d] = start + before_warp[w];
+        let c = warp_counts[w * 256 + d];
+        warp_counts[w * 256 + d] = slot;
+        slot += c;
     }
     // Look back, per digit, for the keys of this digit in the tiles before.
-    let mut before_tile = 0u32;
-    if !lookback {
-        // The keys of smaller digits, and of this digit in earlier tiles.
-        before_tile = status[d * tiles + tile as usize];
-    } else if tile > 0 {
+    let mut before_tile = placed;
+    if lookback && tile > 0 {
         let mut k = at - 256;
         loop {
             let s = gpu::atomic_add(&mut status[k], 0u32);
@@ -205,12 +212,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     gpu::sync_threads();
     let slots = &warp_counts[(warp * 256) as usize..];
     stage_rows(
-        staged, staged_pay, &mine0, &ranks0, pay_in, row, rows0, half, slots, shift, payload,
-        first, &digit,
+        staged, staged_pay, &mine0, &ranks0, pay_in, row, n, half, slots, shift, payload, first,
+        &digit,
     );
     stage_rows(
-        staged, staged_pay, &mine1, &ranks1, pay_in, row1, rows1, half, slots, shift, payload,
-        first, &digit,
+        staged, staged_pay, &mine1, &ranks1, pay_in, row1, n, half, slots, shift, payload, first,
+        &digit,
     );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
     global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
@@ -220,11 +227,49 @@ pub fn onesweep_tile<K: gpu::Num>(
     } else {
         tile_len
     };
-    for j in 0..items {
-        let s = j as u32 * 256 + t;
+    // Two halves again, so that LLVM unrolls them (each key's two shared loads in flight
+    // with the others').
+    let place = &global_at[..];
+    write_rows(
+        keys_out, pay_out, staged, staged_pay, place, t, valid, half, shift, payload, &digit,
+    );
+    write_rows(
+        keys_out,
+        pay_out,
+        staged,
+        staged_pay,
+        place,
+        t + 256 * half as u32,
+        valid,
+        half,
+        shift,
+        payload,
+        &digit,
+    );
+}
+
+/// Writes staged keys `first + 256·j` (`j < count`, below `valid`) and, with `payload`, their
+/// payloads to their places: key `s` (of digit `d`) to `place[d] + s`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn write_rows<K: gpu::Num>(
+    keys_out: &mut [K],
+    pay_out: &mut [u32],
+    staged: &[K],
+    staged_pay: &[u32],
+    place: &[u32],
+    first: u32,
+    valid: u32,
+    count: usize,
+    shift: u32,
+    payload: bool,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    for j in 0..count {
+        let s = first + 256 * j as u32;
         if s < valid {
             let k = staged[s as usize];
-            let to = (global_at[digit(k, shift) as usize] + s) as usize;
+            let to = (place[digit(k, shift) as usize] + s) as usize;
             keys_out[to] = k;
             if payload {
                 pay_out[to] = staged_pay[s as usize];
@@ -234,51 +279,56 @@ pub fn onesweep_tile<K: gpu::Num>(
 }
 
 /// Loads the keys of a thread's rows `j < rows` (of `count`) into `mine`, key `j` from
-/// `keys[first + 32·j]`.
+/// `keys[first + 32·j]`; rows past the end get `last`.
 #[device]
-fn load_rows<K: gpu::Num>(mine: &mut [K], keys: &[K], first: u32, rows: usize, count: usize) {
+fn load_rows<K: gpu::Num>(
+    mine: &mut [K],
+    keys: &[K],
+    first: u32,
+    rows: usize,
+    count: usize,
+    last: K,
+) {
     for j in 0..count {
-        if j < rows {
-            mine[j] = keys[(first + 32 * (j as u32)) as usize];
-        }
+        mine[j] = if j < rows {
+            keys[(first + 32 * (j as u32)) as usize]
+        } else {
+            last
+        };
     }
 }
 
 /// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
-/// value `mine[j]`; rows `j >= rows` have none) among the warp's keys of the same digit, in
-/// index order: `ranks[j]` is the number of keys
-/// of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit `d`.
+/// value `mine[j]`) among the warp's keys of the same digit, in index order: `ranks[j]` is the
+/// number of keys of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit
+/// `d`.
 #[device]
-#[allow(clippy::too_many_arguments)]
 fn rank_rows<K: gpu::Num>(
     ranks: &mut [u32],
     mine: &[K],
-    rows: usize,
     count: usize,
     counts: &mut [u32],
     shift: u32,
     digit: impl Fn(K, u32) -> u32,
 ) {
     for j in 0..count {
-        let valid = j < rows;
-        // Keys past the end get digit 256: ranked among themselves, never written.
-        let d = if valid { digit(mine[j], shift) } else { 256 };
+        let d = digit(mine[j], shift);
         let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
         let before = (peers & gpu::lanemask_lt()).count_ones();
-        let slot = (d & 255) as usize;
-        let pre = if valid { counts[slot] } else { 0 };
-        gpu::sync_warp(gpu::FULL_MASK);
-        if valid && before == 0 {
-            counts[slot] = pre + peers.count_ones();
+        // The lowest lane of each digit adds the digit's keys in this row to the warp's count
+        // and hands the count before them to its peers. Its atomic has returned before the
+        // shuffle, and the next row's atomics come after it: rows are counted in order.
+        let mut pre = 0u32;
+        if before == 0 {
+            pre = gpu::atomic_add_block(&mut counts[d as usize], peers.count_ones());
         }
-        gpu::sync_warp(gpu::FULL_MASK);
-        ranks[j] = pre + before;
+        ranks[j] = gpu::shfl_sync(gpu::FULL_MASK, pre, peers.trailing_zeros()) + before;
     }
 }
 
-/// Stores a thread's keys of rows `j < rows` (and, with `payload`, their payloads: loaded from
-/// `pay_in`, or their indices when `index`) at their places in the staged tile: key `j` (of
-/// digit `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
+/// Stores a thread's keys (and, with `payload`, their payloads: loaded from `pay_in` below
+/// `n`, or their indices when `index`) at their places in the staged tile: key `j` (of digit
+/// `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn stage_rows<K: gpu::Num>(
@@ -288,7 +338,7 @@ fn stage_rows<K: gpu::Num>(
     ranks: &[u32],
     pay_in: &[u32],
     first: u32,
-    rows: usize,
+    n: u32,
     count: usize,
     at: &[u32],
     shift: u32,
@@ -301,18 +351,18 @@ fn stage_rows<K: gpu::Num>(
     if payload {
         for j in 0..count {
             let i = first + 32 * (j as u32);
-            if j < rows {
-                pays[j] = if index { i } else { pay_in[i as usize] };
-            }
+            pays[j] = if index || i >= n {
+                i
+            } else {
+                pay_in[i as usize]
+            };
         }
     }
     for j in 0..count {
-        if j < rows {
-            let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
-            staged[s] = mine[j];
-            if payload {
-                staged_pay[s] = pays[j];
-            }
+        let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
+        staged[s] = mine[j];
+        if payload {
+            staged_pay[s] = pays[j];
         }
     }
 }

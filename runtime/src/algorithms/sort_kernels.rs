@@ -46,8 +46,9 @@ pub fn digit_starts(hist: &mut [u32]) {
 }
 
 /// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
-/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory).
-#[kernel(max_threads = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
+/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
+/// whose every digit is 255 (`K::MAX`): the last tile's places past the end hold it.
+#[kernel(block = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
     (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
     (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
@@ -62,6 +63,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     payload: bool,
     first: bool,
     lookback: bool,
+    last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
         U::ONE << (U::MAX.count_ones() - 1)
@@ -84,12 +86,14 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
         staged_pay,
         ITEMS,
         lookback,
+        last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
 }
 
-/// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s.
-#[kernel(max_threads = 256, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
+/// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s; `last` is the
+/// positive NaN with every payload bit set (every digit 255).
+#[kernel(block = 256, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
 pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
@@ -102,6 +106,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     payload: bool,
     first: bool,
     lookback: bool,
+    last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
     let staged = gpu::shared_array::<K, TILE>();
@@ -120,6 +125,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         staged_pay,
         ITEMS,
         lookback,
+        last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
             let m = if b & sign != U::ZERO { !b } else { b | sign };
