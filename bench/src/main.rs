@@ -211,24 +211,15 @@ fn main() -> ExitCode {
             *failed = true;
         }
     };
-    if all && some {
-        match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
-            Ok((r, failures)) => {
-                rows.extend(r);
-                failed |= failures;
-            }
-            Err(e) => {
-                eprintln!("bench suite: FAILED: {e}");
-                failed = true;
-            }
-        }
-    } else if all {
+    if all && !some {
         collect(
             &mut rows,
             &mut failed,
             "saxpy",
             saxpy::throughput(&dev, &arch, rounds, numba.as_mut()),
         );
+    }
+    if all {
         match suite_rows(&dev, &arch, rounds, numba.as_mut()) {
             Ok((r, failures)) => {
                 rows.extend(r);
@@ -239,6 +230,8 @@ fn main() -> ExitCode {
                 failed = true;
             }
         }
+    }
+    if all && !some {
         collect(
             &mut rows,
             &mut failed,

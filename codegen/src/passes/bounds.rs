@@ -87,7 +87,7 @@ impl Launch {
 const MAX_GRID: [i128; 3] = [(1 << 31) - 1, 65535, 65535];
 
 /// An inclusive range of values.
-type Range = (i128, i128);
+pub(super) type Range = (i128, i128);
 
 #[derive(Clone, Default)]
 struct Env {
@@ -342,7 +342,7 @@ struct Pass<'a> {
 }
 
 /// The range of values of a scalar type.
-fn type_range(ty: &Ty) -> Range {
+pub(super) fn type_range(ty: &Ty) -> Range {
     let Ty::Scalar(s) = ty else {
         return (i128::MIN, i128::MAX);
     };

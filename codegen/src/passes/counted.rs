@@ -20,10 +20,9 @@ use std::collections::{HashMap, HashSet};
 use crate::ir::{
     BinOp, Block, Builtin, Expr, ExprKind, Function, LocalId, LoopId, Pattern, Place, Proj, Stmt,
 };
-use crate::ty::{Scalar, Ty};
+use crate::ty::Ty;
 
-/// An inclusive range of values, as mathematical integers.
-type Range = (i128, i128);
+use super::bounds::{type_range, Range};
 
 /// Largest grid per axis (`grid_dim()`).
 const MAX_GRID: [i128; 3] = [(1 << 31) - 1, 65535, 65535];
@@ -301,25 +300,5 @@ fn cond_ty(cond: &Expr) -> Ty {
     match &cond.kind {
         ExprKind::Binary(_, l, _, _) => l.ty.clone(),
         _ => cond.ty.clone(),
-    }
-}
-
-/// The range of values of an integer type.
-fn type_range(ty: &Ty) -> Range {
-    let Ty::Scalar(s) = ty else {
-        return (i128::MIN, i128::MAX);
-    };
-    let bits = match s {
-        Scalar::I8 | Scalar::U8 => 8,
-        Scalar::I16 | Scalar::U16 => 16,
-        Scalar::I32 | Scalar::U32 => 32,
-        Scalar::Bool => return (0, 1),
-        Scalar::F32 | Scalar::F64 => return (i128::MIN, i128::MAX),
-        _ => 64,
-    };
-    if s.is_signed() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
     }
 }
