@@ -114,7 +114,11 @@ fn negated_setp(l: &str, pred: &str) -> Option<String> {
     if first != pred {
         return None;
     }
-    Some(format!("{indent}setp.{}.{ty}{}", negated(cc)?, &rest[op.len()..]))
+    Some(format!(
+        "{indent}setp.{}.{ty}{}",
+        negated(cc)?,
+        &rest[op.len()..]
+    ))
 }
 
 /// How many times register `reg` appears in `l` (as a whole name: `%p1` is not in `%p10`).

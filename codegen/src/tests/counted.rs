@@ -148,7 +148,10 @@ fn short_loops_are_left_as_written() {
     for a in [attr.clone(), quote::quote!(unchecked, block = 128)] {
         let options = KernelOptions::parse(a).unwrap();
         let ptx = common::compile_with(tile, &options).unwrap().ptx;
-        assert!(!ptx.contains("shr.u64"), "no last turn computed on entry:\n{ptx}");
+        assert!(
+            !ptx.contains("shr.u64"),
+            "no last turn computed on entry:\n{ptx}"
+        );
     }
     // Eight turns at most: counted (the checked build versions the body: two copies).
     let long = tile.replace("128 + 2 * 8", "1024");

@@ -72,10 +72,17 @@ $L__BB1_3:
 fn other_branches_are_left_alone() {
     let unchanged = [
         // A forward jump, not a back-edge.
-        SHARED_EXIT.replace("\tmov.b64 \t%rd133, 0;\n$L__BB1_11:\n", "\tmov.b64 \t%rd133, 0;\n")
+        SHARED_EXIT
+            .replace(
+                "\tmov.b64 \t%rd133, 0;\n$L__BB1_11:\n",
+                "\tmov.b64 \t%rd133, 0;\n",
+            )
             .replace("$L__BB1_10:\n", "$L__BB1_10:\n$L__BB1_11:\n"),
         // A floating-point comparison (its negation is an unordered one).
-        SHARED_EXIT.replace("setp.eq.b64 \t%p13, %rd133, 256", "setp.eq.f32 \t%p13, %r1, %r2"),
+        SHARED_EXIT.replace(
+            "setp.eq.b64 \t%p13, %rd133, 256",
+            "setp.eq.f32 \t%p13, %r1, %r2",
+        ),
         // The predicate is read again.
         SHARED_EXIT.replace("$L__BB1_10:\n\tret;", "$L__BB1_10:\n\t@%p13 ret;"),
         // The branch's predicate is not the comparison's.
