@@ -19,7 +19,8 @@ fn init_nvptx() {
     INIT.call_once(|| LlvmTarget::initialize_nvptx(&InitializationConfig::default()));
 }
 
-/// Verifies, optimises (`default<O3>`) and prints a module as PTX for `target`.
+/// Verifies, optimises (`default<O3>`) and prints a module as PTX for `target`, its loops'
+/// latches in the form ptxas unrolls ([`crate::latch`]).
 /// Errors here are internal compiler errors, reported with LLVM's message.
 pub fn emit_ptx(module: &Module, target: &Target) -> Result<String, String> {
     init_nvptx();
@@ -46,7 +47,9 @@ pub fn emit_ptx(module: &Module, target: &Target) -> Result<String, String> {
     let buf = tm
         .write_to_memory_buffer(module, FileType::Assembly)
         .map_err(|e| format!("PTX emission failed: {e}"))?;
-    String::from_utf8(buf.as_slice().to_vec()).map_err(|e| format!("PTX is not UTF-8: {e}"))
+    let ptx =
+        String::from_utf8(buf.as_slice().to_vec()).map_err(|e| format!("PTX is not UTF-8: {e}"))?;
+    Ok(crate::latch::rewrite(&ptx))
 }
 
 #[cfg(test)]

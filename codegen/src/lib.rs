@@ -24,6 +24,7 @@ mod check;
 mod emit;
 mod format;
 mod ir;
+mod latch;
 mod libdevice;
 mod lower;
 mod options;

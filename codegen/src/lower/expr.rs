@@ -1,6 +1,7 @@
 //! Lowering statements and expressions.
 
-use inkwell::values::{BasicValue, BasicValueEnum, IntValue};
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::{ok, value_type, FnLower, LoopTargets, Slot};
@@ -439,14 +440,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let int_t = i0.get_type();
         let one = int_t.const_int(1, false);
         let pre = self.block_named("while_pre");
-        let body_bb = self.block_named("while_body");
-        let latch = self.block_named("while_next");
-        let exit = self.block_named("while_end");
-        self.loops[id] = Some(LoopTargets {
-            break_to: exit,
-            continue_to: latch,
-            result: None,
-        });
+        let (body_bb, latch, exit) = self.loop_blocks(id, "while");
         let enter = ok!(self
             .b
             .build_int_compare(IntPredicate::ULT, i0, n, "while_enter"));
@@ -459,9 +453,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let step = step.into_int_value();
         let dist = ok!(self.b.build_int_sub(n, i0, "dist"));
         let dist = ok!(self.b.build_int_nuw_sub(dist, one, "dist"));
-        let last = ok!(self.b.build_int_unsigned_div(dist, step, "last_turn"));
-        let k_slot = self.alloca(&parts.read.ty, "turn").expect("integer");
-        ok!(self.b.build_store(k_slot, int_t.const_zero()));
+        let turns = self.turn_counter(&parts.read.ty, dist, step);
         ok!(self.b.build_unconditional_branch(body_bb));
 
         self.b.position_at_end(body_bb);
@@ -489,14 +481,53 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let i = self.expr(parts.read).expect("integer").into_int_value();
         let next = ok!(self.b.build_int_nuw_add(i, step, "i_next"));
         self.write(parts.place, next.into());
-        let k = ok!(self.b.build_load(int_t, k_slot, "turn")).into_int_value();
-        let go = ok!(self
-            .b
-            .build_int_compare(IntPredicate::NE, k, last, "while_cond"));
-        let k_next = ok!(self.b.build_int_nuw_add(k, one, "turn_next"));
-        ok!(self.b.build_store(k_slot, k_next));
+        let go = self.another_turn(turns, "while_cond");
         ok!(self.b.build_conditional_branch(go, body_bb, exit));
         self.b.position_at_end(exit);
+    }
+
+    /// The body, latch and exit blocks of loop `id` (`prefix_body`, `prefix_next`,
+    /// `prefix_end`): `continue` goes to the latch, `break` to the exit.
+    fn loop_blocks(
+        &mut self,
+        id: usize,
+        prefix: &str,
+    ) -> (BasicBlock<'ctx>, BasicBlock<'ctx>, BasicBlock<'ctx>) {
+        let body = self.block_named(&format!("{prefix}_body"));
+        let latch = self.block_named(&format!("{prefix}_next"));
+        let exit = self.block_named(&format!("{prefix}_end"));
+        self.loops[id] = Some(LoopTargets {
+            break_to: exit,
+            continue_to: latch,
+            result: None,
+        });
+        (body, latch, exit)
+    }
+
+    /// A counted loop's turns (a stepped `for`, a counted `while`): the last turn, `dist /
+    /// step` (`dist` the distance to the bound less one, in `step`'s type), and a counter of
+    /// type `ty` from 0, which [`Self::another_turn`] compares with it at the latch, so that
+    /// LLVM knows the trip count.
+    fn turn_counter(&mut self, ty: &Ty, dist: IntValue<'ctx>, step: IntValue<'ctx>) -> Turns<'ctx> {
+        let last = ok!(self.b.build_int_unsigned_div(dist, step, "last_turn"));
+        let slot = self.alloca(ty, "turn").expect("an integer counter");
+        ok!(self.b.build_store(slot, last.get_type().const_zero()));
+        Turns { slot, last }
+    }
+
+    /// At a counted loop's latch: whether another turn follows (this one is not the last),
+    /// with the counter stepped.
+    fn another_turn(&mut self, turns: Turns<'ctx>, name: &str) -> IntValue<'ctx> {
+        let t = turns.last.get_type();
+        let k = ok!(self.b.build_load(t, turns.slot, "turn")).into_int_value();
+        let go = ok!(self
+            .b
+            .build_int_compare(IntPredicate::NE, k, turns.last, name));
+        let k_next = ok!(self
+            .b
+            .build_int_nuw_add(k, t.const_int(1, false), "turn_next"));
+        ok!(self.b.build_store(turns.slot, k_next));
+        go
     }
 
     /// `for var in start..end` (or `..=end`), optionally `.step_by(step)`.
@@ -560,14 +591,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .expect("integer loop variable");
         self.slots[var] = Slot::Mem(slot);
         ok!(self.b.build_store(slot, sv));
-        let body_bb = self.block_named("for_body");
-        let latch = self.block_named("for_next");
-        let exit = self.block_named("for_end");
-        self.loops[id] = Some(LoopTargets {
-            break_to: exit,
-            continue_to: latch,
-            result: None,
-        });
+        let (body_bb, latch, exit) = self.loop_blocks(id, "for");
         let enter =
             ok!(self
                 .b
@@ -583,15 +607,13 @@ impl<'ctx> FnLower<'_, 'ctx> {
             if !inclusive {
                 dist = ok!(self.b.build_int_sub(dist, i64t.const_int(1, false), "dist"));
             }
-            let last = ok!(self.b.build_int_unsigned_div(dist, st, "last_turn"));
-            let k = self.alloca(&Ty::USIZE, "turn").expect("u64");
-            ok!(self.b.build_store(k, i64t.const_zero()));
+            let turns = self.turn_counter(&Ty::USIZE, dist, st);
             let step = if int_t.get_bit_width() < 64 {
                 ok!(self.b.build_int_truncate(st, int_t, "step"))
             } else {
                 st
             };
-            (k, last, step)
+            (turns, step)
         });
         ok!(self.b.build_conditional_branch(enter, body_bb, exit));
 
@@ -632,16 +654,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 let next = ok!(self.b.build_int_add(i, int_t.const_int(1, false), "i_next"));
                 (next, go)
             }
-            Some((k_slot, last, step)) => {
-                let k = ok!(self.b.build_load(i64t, k_slot, "turn")).into_int_value();
-                let go = ok!(self
-                    .b
-                    .build_int_compare(IntPredicate::NE, k, last, "for_cond"));
-                let k_next =
-                    ok!(self
-                        .b
-                        .build_int_nuw_add(k, i64t.const_int(1, false), "turn_next"));
-                ok!(self.b.build_store(k_slot, k_next));
+            Some((turns, step)) => {
+                let go = self.another_turn(turns, "for_cond");
                 // Another turn means i + step <= end: no wrap.
                 let next = if signed {
                     ok!(self.b.build_int_nsw_add(i, step, "i_next"))
@@ -895,4 +909,11 @@ fn const_repeat<'ctx>(v: BasicValueEnum<'ctx>, n: u64) -> Option<BasicValueEnum<
         }
         _ => return None,
     })
+}
+
+/// A counted loop's turn counter and its last turn ([`FnLower::turn_counter`]).
+#[derive(Clone, Copy)]
+struct Turns<'ctx> {
+    slot: PointerValue<'ctx>,
+    last: IntValue<'ctx>,
 }

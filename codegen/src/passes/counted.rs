@@ -14,6 +14,7 @@
 //! (a device slice's bytes fit in `isize`, so `len ≤ 2⁶³ − 1`), `block_dim()` and `grid_dim()`
 //! fields and `grid_stride_*()` (≥ 1; the kernel's declared block when it has one), casts, immutable locals by
 //! their initial value, and `+`, `*` of those; anything else has its type's whole range.
+//! A loop that these ranges allow at most `SHORT` (4) turns is not recorded.
 
 use std::collections::{HashMap, HashSet};
 
@@ -26,6 +27,23 @@ use super::bounds::{type_range, Range};
 
 /// Largest grid per axis (`grid_dim()`).
 const MAX_GRID: [i128; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// Loops that can make at most this many turns are left as written: unrolling cannot save
+/// more than a few branches there, and the runtime trip count that the counted lowering
+/// computes invites it anyway. convolve_rows' tile loop (`while j < 144 { …; j += 128 }`, one
+/// or two turns) counted became a 64-bit turn counter that ptxas unrolled by 4 with a
+/// remainder loop (272 → 416 SASS instructions), and the kernel went from 1.0 to 0.92 of nvcc
+/// (bench/NOTES.md, 2026-12-02). Left as written, its exit test stays `j < 144`.
+const SHORT: i128 = 4;
+
+/// The most turns `while i < n { …; i += s }` can make from any `i ≥ 0`, for `n` and `s` in
+/// their ranges (`s ≥ 1`): `⌈max n / min s⌉`.
+fn most_turns(n: Range, s: Range) -> i128 {
+    if n.1 <= 0 {
+        return 0;
+    }
+    (n.1 + s.0 - 1) / s.0
+}
 
 /// Records in `f.counted` the `while` loops of `f` that are counted loops; `block` is the
 /// kernel's exact block shape when it declares one, `max_block` the largest per axis.
@@ -223,7 +241,7 @@ impl<'a> Pass<'a> {
             return false;
         };
         let max = type_range(&cond_ty(cond)).1;
-        s.0 >= 1 && n.1 - 1 + s.1 <= max
+        s.0 >= 1 && n.1 - 1 + s.1 <= max && most_turns(n, s) > SHORT
     }
 
     /// The values `e` can have when it is pure (no memory read but immutable locals, no

@@ -122,3 +122,41 @@ fn a_counted_while_is_unrolled() {
         assert!(ptx.matches("ld.global.nc").count() >= 8, "{ptx}");
     }
 }
+
+/// convolve_rows' tile loop: one or two turns (`j < 144`, step 128). Counted, its runtime
+/// trip count made ptxas unroll it by 4 with a remainder loop, and the kernel ran at 0.92
+/// of nvcc (bench/NOTES.md, 2026-12-02, branch `rows`); it stays as written, its exit test
+/// `j < 144` in the PTX. A constant bound with more turns is still counted.
+#[test]
+fn short_loops_are_left_as_written() {
+    let tile = "fn rows(out: &mut [f32], inp: &[f32], width: u32) {
+        let tile = gpu::shared_array::<f32, { 128 + 2 * 8 }>();
+        let t = gpu::thread_idx().x as usize;
+        let w = width as usize;
+        let x0 = gpu::block_idx().x as usize * 128;
+        let mut j = t;
+        while j < 128 + 2 * 8 {
+            let x = x0 + j;
+            tile[j] = if x >= 8 && x - 8 < w { inp[x - 8] } else { 0.0 };
+            j += 128;
+        }
+        gpu::sync_threads();
+        out[x0 + t] = tile[t] + tile[t + 16];
+    }";
+    assert_eq!(both(tile), 0);
+    let attr = quote::quote!(block = 128);
+    for a in [attr.clone(), quote::quote!(unchecked, block = 128)] {
+        let options = KernelOptions::parse(a).unwrap();
+        let ptx = common::compile_with(tile, &options).unwrap().ptx;
+        assert!(
+            !ptx.contains("shr.u64"),
+            "no last turn computed on entry:\n{ptx}"
+        );
+    }
+    // Eight turns at most: counted (the checked build versions the body: two copies).
+    let long = tile.replace("128 + 2 * 8", "1024");
+    assert_eq!(counted(&long, quote::quote!(unchecked)), 1);
+    assert!(counted(&long, quote::quote!()) >= 1);
+    // A bound from a length: counted (as reduce6's).
+    assert_eq!(both(REDUCE6), 1);
+}

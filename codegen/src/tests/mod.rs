@@ -9,6 +9,7 @@ mod counted;
 mod deterministic;
 mod fuzz;
 mod ir;
+mod latch;
 mod lower;
 mod math;
 mod param_space;
