@@ -191,7 +191,12 @@ pub fn scan_tile_with<
     let warp_totals = gpu::shared_array::<W, 32>();
     let tile_prefix = gpu::shared_array::<W, 1>();
     let tile_number = gpu::shared_array::<u32, 1>();
-    let t = gpu::thread_idx().x as usize;
+    // The block has `BLOCK` threads (the library launches it so); `% BLOCK` tells the
+    // compiler so, which proves the shared-memory indices below in bounds. With their checks
+    // in place, each check sat between one load and the next (the compiler keeps a load
+    // after a branch that precedes it, and the store before that branch waits for the load
+    // before it): one load in flight per warp, about 900 cycles each.
+    let t = gpu::thread_idx().x as usize % BLOCK;
     let (warp, lane) = (t / 32, (t % 32) as u32);
     let tiles = words.len() - 1;
     if t == 0 {
@@ -345,10 +350,16 @@ pub fn scan_tile_with<
         };
     }
     gpu::sync_warp(gpu::FULL_MASK);
+    // Every shared-memory read first (no branch between them), then the stores: a read
+    // between two stores' checks would wait for its value before the next store issued.
+    for j in 0..ITEMS {
+        let i = part + j * 32;
+        items[j] = sh[i + i / 32];
+    }
     for j in 0..ITEMS {
         let i = part + j * 32;
         if base + i < n {
-            y[base + i] = narrow(sh[i + i / 32]);
+            y[base + i] = narrow(items[j]);
         }
     }
 }
