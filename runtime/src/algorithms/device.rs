@@ -142,7 +142,8 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
 }
 
 /// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
-/// of `BLOCK` threads (a multiple of 32, at most 1024) with `ITEMS` consecutive elements
+/// of `BLOCK` threads (a multiple of 32, at most 1024; the kernel must be launched with
+/// exactly `BLOCK` threads per block, as the library's are) with `ITEMS` consecutive elements
 /// each; `PADDED` is `BLOCK · ITEMS · 33 / 32` (the tile in shared memory, one slot of
 /// padding per 32). The block takes the next tile number from the counter `words[tiles]` (so
 /// a block waits only for tiles taken by blocks that are already running: no deadlock,
@@ -191,7 +192,13 @@ pub fn scan_tile_with<
     let warp_totals = gpu::shared_array::<W, 32>();
     let tile_prefix = gpu::shared_array::<W, 1>();
     let tile_number = gpu::shared_array::<u32, 1>();
-    let t = gpu::thread_idx().x as usize;
+    // The block has `BLOCK` threads (the library launches it so); `% BLOCK` tells the
+    // compiler so, which proves every shared-memory index below in bounds. With those checks
+    // in place, each sat between one load of the tile and the next (SASS: load, its store to
+    // shared memory, which waits for it, the next index's check, the next load): one load in
+    // flight per warp. Without them the 16 loads issue back to back (H200: 1.33 -> 0.71 ms
+    // for 2^28 `u32`; bench/NOTES.md, branch `scantile`).
+    let t = gpu::thread_idx().x as usize % BLOCK;
     let (warp, lane) = (t / 32, (t % 32) as u32);
     let tiles = words.len() - 1;
     if t == 0 {
