@@ -577,3 +577,57 @@ fn compaction_example_sequence() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// A user's single-pass scan on `algorithms::device::scan_tile_with`, at its own tile shape
+/// (64 threads × 8 elements; `PADDED` = 512 · 33 / 32).
+#[kernel]
+pub fn user_scan(y: &mut [u32], x: &[u32], words: &mut [u64], values: &mut [u32]) {
+    algorithms::device::scan_tile_with::<u32, u32, 64, 8, 528>(
+        y,
+        x,
+        words,
+        values,
+        true,
+        true,
+        0,
+        |v| v,
+        |v| v,
+        |a, b| a.wrapping_add(b),
+        |v| v,
+        |b| b,
+    );
+}
+
+/// `scan_tile_with` in a user's kernel: right at its block size, and a failed assertion (not
+/// a hang or a wrong answer: threads `t` and `t + 64` would both take tile numbers) when
+/// launched with another block shape.
+#[test]
+fn scan_tile_with_in_a_user_kernel_checks_its_block_shape() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.new_stream()?;
+        let mut r = fastrand::Rng::new();
+        let n = 512 * 37 + r.usize(1..512);
+        let tiles = n.div_ceil(512);
+        let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+        let dx = stream.to_device(&x)?;
+        let mut dy = stream.alloc_zeros::<u32>(n)?;
+        let mut words = stream.alloc_zeros::<u64>(tiles + 1)?;
+        let mut values = stream.alloc_zeros::<u32>(1)?;
+        launch!(user_scan<<<tiles as u32, 64, stream>>>(&mut dy, &dx, &mut words, &mut values))?;
+        let got = stream.to_host(&dy)?;
+        let mut acc = 0u32;
+        for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+            assert_eq!(g, acc, "{} element {i} of {n}", dev.name());
+            acc = acc.wrapping_add(v);
+        }
+        let mut words = stream.alloc_zeros::<u64>(tiles + 1)?;
+        launch!(user_scan<<<tiles as u32, 128, stream>>>(&mut dy, &dx, &mut words, &mut values))?;
+        match stream.synchronize() {
+            Err(cuprum::Error::KernelPanic(p)) => {
+                assert!(p.message.contains("exactly BLOCK threads"), "{p}")
+            }
+            other => panic!("{}: a 128-thread launch gave {other:?}", dev.name()),
+        }
+    }
+    Ok(())
+}

@@ -143,7 +143,8 @@ pub fn scan_tile<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
 
 /// One tile of a single-pass scan with decoupled look-back (Merrill and Garland), in blocks
 /// of `BLOCK` threads (a multiple of 32, at most 1024; the kernel must be launched with
-/// exactly `BLOCK` threads per block, as the library's are) with `ITEMS` consecutive elements
+/// exactly `BLOCK` threads per block, one-dimensional, as the library's are: another shape
+/// is a failed assertion, `KernelPanic`) with `ITEMS` consecutive elements
 /// each; `PADDED` is `BLOCK · ITEMS · 33 / 32` (the tile in shared memory, one slot of
 /// padding per 32). The block takes the next tile number from the counter `words[tiles]` (so
 /// a block waits only for tiles taken by blocks that are already running: no deadlock,
@@ -198,6 +199,13 @@ pub fn scan_tile_with<
     // shared memory, which waits for it, the next index's check, the next load): one load in
     // flight per warp. Without them the 16 loads issue back to back (H200: 1.33 -> 0.71 ms
     // for 2^28 `u32`; bench/NOTES.md, branch `scantile`).
+    // A block of another shape would alias threads (two taking tile numbers, one of them
+    // never published: every later tile would wait for it), so it is refused.
+    let shape = gpu::block_dim();
+    assert!(
+        shape.x as usize == BLOCK && shape.y == 1 && shape.z == 1,
+        "algorithms::device::scan_tile_with must be launched with exactly BLOCK threads per block"
+    );
     let t = gpu::thread_idx().x as usize % BLOCK;
     let (warp, lane) = (t / 32, (t % 32) as u32);
     let tiles = words.len() - 1;
