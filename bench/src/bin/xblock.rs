@@ -188,6 +188,47 @@ pub fn c_reduce_all8(out: &mut [i32], x: &[i32]) {
     }
 }
 
+/// Commit e9a8538's reduce (every thread combines, selects for all eight slots), copied.
+#[device]
+fn sum_sel(v: i32) -> i32 {
+    let partial = gpu::shared_array::<i32, 32>();
+    let (t, n) = old_rank();
+    let (warp, lane, warps) = ((t / 32) % 32, t % 32, n / 32);
+    let w = gpu::warp::sum(v);
+    if lane == 0 {
+        partial[warp as usize] = w;
+    }
+    gpu::sync_threads();
+    let mut r = partial[0];
+    for k in 1..8u32 {
+        let v = partial[k as usize];
+        if k < warps {
+            r += v;
+        }
+    }
+    if warps > 8 {
+        for k in 8..32u32 {
+            let v = partial[k as usize];
+            if k < warps {
+                r += v;
+            }
+        }
+    }
+    gpu::sync_threads();
+    r
+}
+
+#[kernel(max_threads = 256)]
+pub fn c_reduce_sel(out: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    for tile in (gpu::block_idx().x as usize..out.len()).step_by(gpu::grid_dim().x as usize) {
+        let s = sum_sel(x[tile * 256 + t]);
+        if t == 0 {
+            out[tile] = s;
+        }
+    }
+}
+
 /// The library's `gpu::block::inclusive_sum`, as bench_cub's kernel.
 #[kernel(max_threads = 256)]
 pub fn c_scan_lib(y: &mut [i32], x: &[i32]) {
@@ -245,6 +286,7 @@ fn main() -> ExitCode {
             ("c_reduce_old", c_reduce_old::INFO.ptx),
             ("c_scan_old", c_scan_old::INFO.ptx),
             ("c_reduce_all8", c_reduce_all8::INFO.ptx),
+            ("c_reduce_sel", c_reduce_sel::INFO.ptx),
             ("c_scan_lib", c_scan_lib::INFO.ptx),
             ("c_scan_plain", c_scan_plain::INFO.ptx),
         ] {
@@ -316,6 +358,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     let mut o_sp = stream.alloc_zeros::<i32>(n)?;
     let mut o_so = stream.alloc_zeros::<i32>(n)?;
     let mut o_r8 = stream.alloc_zeros::<i32>(tiles)?;
+    let mut o_rs = stream.alloc_zeros::<i32>(tiles)?;
     let dxr: *mut DeviceBuffer<i32> = &mut dx;
     let mut names: Vec<String> = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
@@ -337,6 +380,8 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     runs.push(Box::new(|| launch!(c_reduce_first<<<blocks, 256, stream>>>(&mut o_rf, unsafe { &*dxr }))));
     names.push("RC4 cuprum every thread combines, 8 warps known".into());
     runs.push(Box::new(|| launch!(c_reduce_all8<<<blocks, 256, stream>>>(&mut o_r8, unsafe { &*dxr }))));
+    names.push("RC5 cuprum every thread combines, selects (e9a8538)".into());
+    runs.push(Box::new(|| launch!(c_reduce_sel<<<blocks, 256, stream>>>(&mut o_rs, unsafe { &*dxr }))));
     let n_reduce = runs.len();
     for (i, name) in scan_names.iter().enumerate() {
         let o = sp[i];
@@ -394,7 +439,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     for (i, b) in s_outs.iter().enumerate() {
         check(b, &want_s, &format!("S{i}"))?;
     }
-    for (b, w) in [(&o_rl, "RC0"), (&o_rp, "RC1"), (&o_rf, "RC3"), (&o_rfp, "RC2"), (&o_r8, "RC4")] {
+    for (b, w) in [(&o_rl, "RC0"), (&o_rp, "RC1"), (&o_rf, "RC3"), (&o_rfp, "RC2"), (&o_r8, "RC4"), (&o_rs, "RC5")] {
         check(b, &want_r, w)?;
     }
     for (b, w) in [(&o_sl, "SC0"), (&o_sp, "SC1"), (&o_so, "SC2")] {
