@@ -188,7 +188,8 @@ pub fn c_reduce_all8(out: &mut [i32], x: &[i32]) {
     }
 }
 
-/// Commit e9a8538's reduce (every thread combines, selects for all eight slots), copied.
+/// Commit fd8f627's reduce (reverted: not measured), copied: blocks of 8+ warps combine the
+/// first eight warp values without selects, behind one block-uniform test.
 #[device]
 fn sum_sel(v: i32) -> i32 {
     let partial = gpu::shared_array::<i32, 32>();
@@ -200,10 +201,16 @@ fn sum_sel(v: i32) -> i32 {
     }
     gpu::sync_threads();
     let mut r = partial[0];
-    for k in 1..8u32 {
-        let v = partial[k as usize];
-        if k < warps {
-            r += v;
+    if warps >= 8 {
+        for k in 1..8usize {
+            r += partial[k];
+        }
+    } else {
+        for k in 1..8u32 {
+            let v = partial[k as usize];
+            if k < warps {
+                r += v;
+            }
         }
     }
     if warps > 8 {
@@ -226,6 +233,43 @@ pub fn c_reduce_sel(out: &mut [i32], x: &[i32]) {
         if t == 0 {
             out[tile] = s;
         }
+    }
+}
+
+/// A two-phase scan (CUB's raking, with warp scans first): warp 0 alone scans the warps'
+/// totals and publishes each warp's prefix in a second array; every other warp stores,
+/// waits, reads one value and combines. Two arrays, so two barriers suffice.
+#[device]
+fn scan_two_phase(v: i32) -> i32 {
+    let totals = gpu::shared_array::<i32, 32>();
+    let prefix = gpu::shared_array::<i32, 32>();
+    let t = gpu::thread_idx().x;
+    let (warp, lane, warps) = ((t / 32) % 32, t % 32, gpu::block_dim().x / 32);
+    let x = gpu::warp::inclusive_scan(v, |a, b| a + b);
+    if lane == 31 {
+        totals[warp as usize] = x;
+    }
+    gpu::sync_threads();
+    if warp == 0 {
+        let a = totals[lane as usize];
+        let s = gpu::warp::inclusive_scan(if lane < warps { a } else { 0 }, |a, b| a + b);
+        prefix[lane as usize] = gpu::shfl_up_sync(gpu::FULL_MASK, s, 1);
+    }
+    gpu::sync_threads();
+    let p = prefix[warp as usize];
+    if warp > 0 {
+        p + x
+    } else {
+        x
+    }
+}
+
+#[kernel(max_threads = 256)]
+pub fn c_scan_two_phase(y: &mut [i32], x: &[i32]) {
+    let t = gpu::thread_idx().x as usize;
+    let tiles = x.len() / 256;
+    for tile in (gpu::block_idx().x as usize..tiles).step_by(gpu::grid_dim().x as usize) {
+        y[tile * 256 + t] = scan_two_phase(x[tile * 256 + t]);
     }
 }
 
@@ -287,6 +331,7 @@ fn main() -> ExitCode {
             ("c_scan_old", c_scan_old::INFO.ptx),
             ("c_reduce_all8", c_reduce_all8::INFO.ptx),
             ("c_reduce_sel", c_reduce_sel::INFO.ptx),
+            ("c_scan_two_phase", c_scan_two_phase::INFO.ptx),
             ("c_scan_lib", c_scan_lib::INFO.ptx),
             ("c_scan_plain", c_scan_plain::INFO.ptx),
         ] {
@@ -359,6 +404,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     let mut o_so = stream.alloc_zeros::<i32>(n)?;
     let mut o_r8 = stream.alloc_zeros::<i32>(tiles)?;
     let mut o_rs = stream.alloc_zeros::<i32>(tiles)?;
+    let mut o_s2 = stream.alloc_zeros::<i32>(n)?;
     let dxr: *mut DeviceBuffer<i32> = &mut dx;
     let mut names: Vec<String> = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
@@ -380,7 +426,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     runs.push(Box::new(|| launch!(c_reduce_first<<<blocks, 256, stream>>>(&mut o_rf, unsafe { &*dxr }))));
     names.push("RC4 cuprum every thread combines, 8 warps known".into());
     runs.push(Box::new(|| launch!(c_reduce_all8<<<blocks, 256, stream>>>(&mut o_r8, unsafe { &*dxr }))));
-    names.push("RC5 cuprum every thread combines, selects (e9a8538)".into());
+    names.push("RC5 cuprum every thread combines, 8-slot fast path (fd8f627)".into());
     runs.push(Box::new(|| launch!(c_reduce_sel<<<blocks, 256, stream>>>(&mut o_rs, unsafe { &*dxr }))));
     let n_reduce = runs.len();
     for (i, name) in scan_names.iter().enumerate() {
@@ -395,6 +441,8 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     runs.push(Box::new(|| launch!(c_scan_lib<<<blocks, 256, stream>>>(&mut o_sl, unsafe { &*dxr }))));
     names.push("SC2 cuprum old gpu::block::inclusive_sum (main b052a80)".into());
     runs.push(Box::new(|| launch!(c_scan_old<<<blocks, 256, stream>>>(&mut o_so, unsafe { &*dxr }))));
+    names.push("SC3 cuprum two-phase scan (warp 0 scans the totals)".into());
+    runs.push(Box::new(|| launch!(c_scan_two_phase<<<blocks, 256, stream>>>(&mut o_s2, unsafe { &*dxr }))));
     names.push("SC1 cuprum gpu::block::inclusive_sum, plain ld".into());
     runs.push(Box::new(|| launch!(c_scan_plain<<<blocks, 256, stream>>>(&mut o_sp, unsafe { &mut *dxr }))));
 
@@ -442,7 +490,7 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     for (b, w) in [(&o_rl, "RC0"), (&o_rp, "RC1"), (&o_rf, "RC3"), (&o_rfp, "RC2"), (&o_r8, "RC4"), (&o_rs, "RC5")] {
         check(b, &want_r, w)?;
     }
-    for (b, w) in [(&o_sl, "SC0"), (&o_sp, "SC1"), (&o_so, "SC2")] {
+    for (b, w) in [(&o_sl, "SC0"), (&o_sp, "SC1"), (&o_so, "SC2"), (&o_s2, "SC3")] {
         check(b, &want_s, w)?;
     }
     println!("xblock: all {} kernels checked against the host", k);
