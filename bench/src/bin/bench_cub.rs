@@ -6,7 +6,8 @@
 //! is compared before timing. Prints a table; `vs CUB` is Cuprum's throughput over CUB's.
 //!
 //! `bench_cub [ROUNDS] [LOG2_N]` (defaults 20 and 28). Run on a GPU host from the repository
-//! root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each, for a profiler.
+//! root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each, for a profiler;
+//! `bench_cub ptx DIR` writes the block-primitive kernels' PTX into `DIR`.
 
 #[path = "../nvcc.rs"]
 mod nvcc;
@@ -489,6 +490,20 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if args.get(1).map(String::as_str) == Some("ptx") {
+        // `bench_cub ptx DIR`: the block-primitive kernels' PTX, for ptxas and nvdisasm.
+        let dir = std::path::PathBuf::from(args.get(2).map_or(".", String::as_str));
+        for (name, ptx) in [
+            ("block_reduce_tiles", block_reduce_tiles::INFO.ptx),
+            ("block_scan_tiles", block_scan_tiles::INFO.ptx),
+        ] {
+            if let Err(e) = std::fs::write(dir.join(format!("{name}.ptx")), ptx) {
+                eprintln!("bench_cub ptx: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
     }
     let rounds = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
     let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);

@@ -8,12 +8,12 @@
 //! combined in thread order. Values are the types warp shuffles move.
 //!
 //! Scratch space: each primitive keeps one value per warp in a shared array of 32 (the most
-//! warps a block has; the reductions one more, the block's result), one array per primitive
-//! and element type in a kernel, shared by its calls. Calls may follow each other without a
-//! barrier between them (CUB asks for a `__syncthreads()` between reuses of its storage): a
-//! call writes its array only where every thread has done reading the previous call's values
-//! (after the previous call's last barrier, or, for a reduction's result, after its own first
-//! barrier).
+//! warps a block has), one array per primitive and element type in a kernel, shared by its
+//! calls. Each call has two barriers: after the first every thread reads the warps' values
+//! it needs (no thread waits for another to combine them), and the second keeps them until
+//! all have. So calls may follow each other without a barrier between them (CUB asks for a
+//! `__syncthreads()` between reuses of its storage): a call writes its array only after the
+//! previous call's last barrier, where every thread has done reading it.
 
 use crate::prelude::*;
 
@@ -25,47 +25,57 @@ fn thread_rank() -> (u32, u32) {
     (t.x + d.x * (t.y + d.y * t.z), d.x * d.y * d.z)
 }
 
-/// `op` over `partial[..count]` (`count` ≥ 1), in order. The slots are read eight at a time
-/// whatever `count` (the reads issued together, not one after each combination; a slot past
-/// `count` is read but not used).
+/// The calling thread's warp (`0..32`, as the hardware numbers warps), its lane and the
+/// block's warp count. The warp is taken modulo 32 (a block has at most 32 warps), so that an
+/// index into a 32-slot array needs no check.
 #[device]
-fn combine_first<T: gpu::WarpValue>(partial: &[T], count: u32, op: impl Fn(T, T) -> T) -> T {
+fn warp_rank() -> (u32, u32, u32) {
+    let (t, n) = thread_rank();
+    ((t / 32) % 32, t % 32, n / 32)
+}
+
+/// `op` over `partial[..count]` in order (`count ≤ warps`, the block's warp count; the
+/// first slot when `count` is 0, for the caller to drop). Branch-free for blocks of up to 256
+/// threads: the first eight slots are read together and those past `count` dropped by
+/// selects (read, not used); larger blocks read the other 24 behind one test of `warps`, the
+/// same in the whole block.
+#[device]
+fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn(T, T) -> T) -> T {
     let mut r = partial[0];
-    let mut first = 0u32;
-    while first < count {
-        for k in 0..8u32 {
-            let i = first + k;
-            let v = partial[(i % 32) as usize];
-            if i > 0 && i < count {
+    for k in 1..8u32 {
+        let v = partial[k as usize];
+        if k < count {
+            r = op(r, v);
+        }
+    }
+    if warps > 8 {
+        for k in 8..32u32 {
+            let v = partial[k as usize];
+            if k < count {
                 r = op(r, v);
             }
         }
-        first += 8;
     }
     r
 }
 
 /// `op` over the values of every thread of the block, in thread order, in every thread.
 ///
-/// Warp 0 alone combines the warps' values (in `partial[32]`), which every thread reads
-/// after a second barrier: the other warps run no combination at all.
+/// Each warp's lane 0 stores the warp's value; after a barrier every thread combines them
+/// (reads of one shared address, broadcast to the warp), so no thread waits for another to
+/// combine and publish the total; a second barrier keeps the slots until all have read them.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
-    let partial = gpu::shared_array::<T, 33>();
-    let (t, n) = thread_rank();
+    let partial = gpu::shared_array::<T, 32>();
+    let (warp, lane, warps) = warp_rank();
     let w = super::warp::reduce(v, &op);
-    if t % 32 == 0 {
-        partial[(t / 32) as usize] = w;
+    if lane == 0 {
+        partial[warp as usize] = w;
     }
     gpu::sync_threads();
-    if t < 32 {
-        let r = combine_first(partial, n / 32, &op);
-        if t == 0 {
-            partial[32] = r;
-        }
-    }
+    let r = combine(partial, warps, warps, &op);
     gpu::sync_threads();
-    partial[32]
+    r
 }
 
 /// The sum of the block's values (integers wrap), in every thread.
@@ -90,41 +100,41 @@ pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
 #[device]
 pub fn inclusive_scan<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
-    let (t, _) = thread_rank();
-    let (warp, lane) = ((t / 32) as usize, t % 32);
+    let (warp, lane, warps) = warp_rank();
     let x = super::warp::inclusive_scan(v, &op);
     if lane == 31 {
-        partial[warp] = x;
+        partial[warp as usize] = x;
     }
     gpu::sync_threads();
-    let mut r = x;
+    let before = combine(partial, warp, warps, &op);
+    gpu::sync_threads();
     if warp > 0 {
-        r = op(combine_first(partial, warp as u32, &op), x);
+        op(before, x)
+    } else {
+        x
     }
-    gpu::sync_threads();
-    r
 }
 
 /// Thread `i` gets `init` combined with the values of threads `0..i`: thread 0 gets `init`.
 #[device]
 pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
-    let (t, _) = thread_rank();
-    let (warp, lane) = ((t / 32) as usize, t % 32);
+    let (warp, lane, warps) = warp_rank();
     let x = super::warp::inclusive_scan(v, &op);
     if lane == 31 {
-        partial[warp] = x;
+        partial[warp as usize] = x;
     }
     gpu::sync_threads();
     let within = gpu::shfl_up_sync(gpu::FULL_MASK, x, 1);
+    let before = combine(partial, warp, warps, &op);
+    gpu::sync_threads();
     let mut r = init;
     if warp > 0 {
-        r = op(r, combine_first(partial, warp as u32, &op));
+        r = op(r, before);
     }
     if lane > 0 {
         r = op(r, within);
     }
-    gpu::sync_threads();
     r
 }
 
