@@ -12,7 +12,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
             vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
         };
     }
-    k![
+    let mut all = k![
         elements::advance,
         elements::probe_fields,
         elements::vec4,
@@ -21,7 +21,13 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::scale4,
         elements::dyn_pairs,
         elements::field_atomics,
-    ]
+    ];
+    all.push((
+        "elements__join_parts",
+        elements::join_parts::<u32, 4>::NAME,
+        elements::join_parts::<u32, 4>::PTX,
+    ));
+    all
 }
 
 #[test]
@@ -131,4 +137,28 @@ fn slice_elements_in_ptx_have_the_host_layout() {
         "no index scaled by {} in\n{ptx}",
         size_of::<Probe>()
     );
+}
+
+/// The middle part of `DeviceBuffer::as_vectors` is read in 16-byte loads: by a user's kernel
+/// (`join_parts`) and by the library's reductions and float histograms, whose loops over the
+/// vectors load nothing narrower from global memory.
+#[test]
+fn vector_views_are_read_in_sixteen_byte_loads() {
+    let ptx = elements::join_parts::<u32, 4>::PTX;
+    let loads4 = count(ptx, "ld.global.nc.v4.b32") + count(ptx, "ld.global.nc.v4.u32");
+    assert_eq!(loads4, 1, "{ptx}");
+    let library = cuprum::algorithms::__kernels();
+    for (name, want) in [
+        ("reduce_vectors<i32, 4>", "ld.global.nc.v4"),
+        ("reduce_vectors<f32, 4>", "ld.global.nc.v4"),
+        ("reduce_vectors<f64, 2>", "ld.global.nc.v2"),
+        ("histogram_vectors<f32, 4, 2>", "ld.global.nc.v4"),
+        ("histogram_vectors<f64, 2, 4>", "ld.global.nc.v2"),
+    ] {
+        let (_, _, ptx) = library
+            .iter()
+            .find(|(k, _, _)| k.replace(' ', "") == name.replace(' ', ""))
+            .unwrap_or_else(|| panic!("no library kernel {name}"));
+        assert!(count(ptx, want) >= 2, "{name}: fewer than two `{want}` in\n{ptx}");
+    }
 }

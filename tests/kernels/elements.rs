@@ -263,3 +263,29 @@ pub fn field_atomics(xs: &[u32], bins: &mut [Probe], lanes: &mut [[u32; 4]]) {
         gpu::atomic_max(&mut lanes[b % lanes.len()][(x % 4) as usize], x);
     }
 }
+
+/// Copies the three parts of `DeviceBuffer::as_vectors` back into one slice, in order: the
+/// head's elements, each vector's lanes (read in one 16-byte access), the tail's elements.
+#[kernel(instances((u32, 4), (f64, 2)))]
+pub fn join_parts<T: gpu::Num, const N: usize>(
+    out: &mut [T],
+    head: &[T],
+    v: &[[T; N]],
+    tail: &[T],
+) {
+    let i = gpu::global_id_x();
+    let body = head.len();
+    let rest = body + N * v.len();
+    if i < head.len() {
+        out[i] = head[i];
+    }
+    if i < v.len() {
+        let x = v[i];
+        for k in 0..N {
+            out[body + N * i + k] = x[k];
+        }
+    }
+    if i < tail.len() {
+        out[rest + i] = tail[i];
+    }
+}

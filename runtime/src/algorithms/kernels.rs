@@ -81,11 +81,11 @@ pub fn histogram_int<T: gpu::Int, W: gpu::Int>(
     lower: T,
     upper: T,
 ) {
-    let nb = bins.len();
+    let nb = bins.len() as u32;
     let width = (upper as W).wrapping_sub(lower as W) as u64;
     device::count_bins(bins, x, per_block, |v| {
         if v >= lower && v < upper {
-            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as usize
+            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as u32
         } else {
             nb
         }
@@ -102,20 +102,60 @@ pub fn histogram_float<T: gpu::Float>(
     lower: T,
     upper: T,
 ) {
-    let nb = bins.len();
+    let nb = bins.len() as u32;
     let scale = nb as T / (upper - lower);
-    device::count_bins(bins, x, per_block, |v| {
-        if v >= lower && v < upper {
-            let bin = ((v - lower) * scale) as usize;
-            if bin < nb {
-                bin
-            } else {
-                nb - 1
-            }
-        } else {
-            nb
-        }
+    device::count_bins(bins, x, per_block, |v| float_bin(v, lower, upper, scale, nb));
+}
+
+/// The bin of `v` in `nb` bins over `lower..upper` (`scale` is `nb / (upper - lower)`), the
+/// last bin for a product rounded up to `nb`; `nb` for none (outside the range, NaN).
+#[device]
+fn float_bin<T: gpu::Float>(v: T, lower: T, upper: T, scale: T, nb: u32) -> u32 {
+    if v >= lower && v < upper {
+        (((v - lower) * scale) as u32).min(nb - 1)
+    } else {
+        nb
+    }
+}
+
+/// `histogram_float` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; each thread has
+/// `TURN` vectors in flight.
+#[kernel(instances((f32, 4, 2), (f32, 4, 4), (f64, 2, 4)))]
+pub fn histogram_vectors<T: gpu::Float, const N: usize, const TURN: usize>(
+    bins: &mut [u32],
+    v: &[[T; N]],
+    head: &[T],
+    tail: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
+    let nb = bins.len() as u32;
+    let scale = nb as T / (upper - lower);
+    device::count_vectors::<T, N, TURN>(bins, v, head, tail, per_block, |x| {
+        float_bin(x, lower, upper, scale, nb)
     });
+}
+
+/// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
+#[kernel(instances((i32, 4), (u32, 4), (f32, 4), (i64, 2), (u64, 2), (f64, 2)))]
+pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
+    out: &mut [W],
+    v: &[[W; N]],
+    head: &[W],
+    tail: &[W],
+    per_block: usize,
+    op: u32,
+) {
+    if op == 0 {
+        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(0, a, b));
+    } else if op == 1 {
+        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(1, a, b));
+    } else {
+        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(2, a, b));
+    }
 }
 
 /// Zeroes counts (or the tile states and the tile counter of a sort pass).
