@@ -115,7 +115,7 @@ pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
         };
         // Threads past a short range read the first vector; their values are not used.
         let first = if start + t < end { start + t } else { start };
-        let mut acc = fold_lanes(v[first], &op);
+        let mut acc = fold_lanes::<W, N>(v[first], &op);
         if b == 0 && t == 0 {
             for k in 0..head.len() {
                 acc = op(acc, head[k]);
@@ -135,14 +135,14 @@ pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
             for k in 0..N {
                 s[k] = op(op(a[k], c[k]), op(d[k], e[k]));
             }
-            acc = op(acc, fold_lanes(s, &op));
+            acc = op(acc, fold_lanes::<W, N>(s, &op));
             i += 4 * threads;
         }
         while i < end {
-            acc = op(acc, fold_lanes(v[i], &op));
+            acc = op(acc, fold_lanes::<W, N>(v[i], &op));
             i += threads;
         }
-        let r = gpu::block::inclusive_scan(acc, &op);
+        let r = gpu::block::inclusive_scan::<W>(acc, &op);
         let valid = if end - start < threads {
             end - start
         } else {

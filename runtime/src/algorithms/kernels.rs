@@ -104,27 +104,22 @@ pub fn histogram_float<T: gpu::Float>(
 ) {
     let nb = bins.len() as u32;
     let scale = nb as T / (upper - lower);
-    device::count_bins(bins, x, per_block, |v| float_bin(v, lower, upper, scale, nb));
-}
-
-/// The bin of `v` in `nb` bins over `lower..upper` (`scale` is `nb / (upper - lower)`), the
-/// last bin for a product rounded up to `nb`; `nb` for none (outside the range, NaN).
-#[device]
-fn float_bin<T: gpu::Float>(v: T, lower: T, upper: T, scale: T, nb: u32) -> u32 {
-    if v >= lower && v < upper {
-        (((v - lower) * scale) as u32).min(nb - 1)
-    } else {
-        nb
-    }
+    device::count_bins(bins, x, per_block, |v| {
+        if v >= lower && v < upper {
+            (((v - lower) * scale) as u32).min(nb - 1)
+        } else {
+            nb
+        }
+    });
 }
 
 /// `histogram_float` over 16-byte vectors: `v` is the input's middle part
 /// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; each thread has
 /// `TURN` vectors in flight.
-#[kernel(instances((f32, 4, 2), (f32, 4, 4), (f64, 2, 4)))]
-pub fn histogram_vectors<T: gpu::Float, const N: usize, const TURN: usize>(
+#[kernel(instances((f32, 2), (f32, 4)))]
+pub fn histogram_vectors4<T: gpu::Float, const TURN: usize>(
     bins: &mut [u32],
-    v: &[[T; N]],
+    v: &[[T; 4]],
     head: &[T],
     tail: &[T],
     per_block: usize,
@@ -133,28 +128,88 @@ pub fn histogram_vectors<T: gpu::Float, const N: usize, const TURN: usize>(
 ) {
     let nb = bins.len() as u32;
     let scale = nb as T / (upper - lower);
-    device::count_vectors::<T, N, TURN>(bins, v, head, tail, per_block, |x| {
-        float_bin(x, lower, upper, scale, nb)
+    device::count_vectors::<T, 4, TURN>(bins, v, head, tail, per_block, |x| {
+        if x >= lower && x < upper {
+            (((x - lower) * scale) as u32).min(nb - 1)
+        } else {
+            nb
+        }
+    });
+}
+
+/// `histogram_float` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; each thread has
+/// `TURN` vectors in flight.
+#[kernel(instances((f64, 2), (f64, 4)))]
+pub fn histogram_vectors2<T: gpu::Float, const TURN: usize>(
+    bins: &mut [u32],
+    v: &[[T; 2]],
+    head: &[T],
+    tail: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
+    let nb = bins.len() as u32;
+    let scale = nb as T / (upper - lower);
+    device::count_vectors::<T, 2, TURN>(bins, v, head, tail, per_block, |x| {
+        if x >= lower && x < upper {
+            (((x - lower) * scale) as u32).min(nb - 1)
+        } else {
+            nb
+        }
     });
 }
 
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
 /// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
-#[kernel(instances((i32, 4), (u32, 4), (f32, 4), (i64, 2), (u64, 2), (f64, 2)))]
-pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
+#[kernel(instances(i32, u32, f32))]
+pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue>(
     out: &mut [W],
-    v: &[[W; N]],
+    v: &[[W; 4]],
     head: &[W],
     tail: &[W],
     per_block: usize,
     op: u32,
 ) {
     if op == 0 {
-        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(0, a, b));
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(0, a, b)
+        });
     } else if op == 1 {
-        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(1, a, b));
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(1, a, b)
+        });
     } else {
-        device::reduce_vectors(out, v, head, tail, per_block, |a, b| combine(2, a, b));
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(2, a, b)
+        });
+    }
+}
+
+/// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
+#[kernel(instances(i64, u64, f64))]
+pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue>(
+    out: &mut [W],
+    v: &[[W; 2]],
+    head: &[W],
+    tail: &[W],
+    per_block: usize,
+    op: u32,
+) {
+    if op == 0 {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(0, a, b)
+        });
+    } else if op == 1 {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(1, a, b)
+        });
+    } else {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(2, a, b)
+        });
     }
 }
 

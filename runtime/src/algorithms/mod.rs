@@ -352,17 +352,21 @@ macro_rules! numbers {
     (@pairs gather $stream:ident, $keys:ident, $values:ident) => {
         pairs_by_gather($stream, $keys, $values)
     };
+    (@reduce_kernel 4 $t:ty, $($arg:expr),* $(,)?) => { kernels::reduce_vectors4::<$t>::launch($($arg),*) };
+    (@reduce_kernel 2 $t:ty, $($arg:expr),* $(,)?) => { kernels::reduce_vectors2::<$t>::launch($($arg),*) };
+    (@histogram_kernel 4 $t:ty, $turn:tt, $($arg:expr),* $(,)?) => { kernels::histogram_vectors4::<$t, $turn>::launch($($arg),*) };
+    (@histogram_kernel 2 $t:ty, $turn:tt, $($arg:expr),* $(,)?) => { kernels::histogram_vectors2::<$t, $turn>::launch($($arg),*) };
     (@reduce_vectors none $t:ty, $stream:ident, $x:ident, $op:ident) => {{
         let _ = ($stream, $x, $op);
         Ok(None)
     }};
-    (@reduce_vectors $lanes:literal $t:ty, $stream:ident, $x:ident, $op:ident) => {{
+    (@reduce_vectors $lanes:tt $t:ty, $stream:ident, $x:ident, $op:ident) => {{
         let (head, v, tail) = crate::buffer::vector_parts::<$t, $lanes>($x.__view());
         if v.is_empty() || !SUM_VECTORS.load(std::sync::atomic::Ordering::Relaxed) {
             Ok(None)
         } else {
             two_passes::<$t>($stream, v.len(), $op, |config, out, per_block| {
-                kernels::reduce_vectors::<$t, $lanes>::launch(
+                numbers!(@reduce_kernel $lanes $t,
                     $stream, config, out, &v, &head, &tail, per_block, $op,
                 )
             })
@@ -373,7 +377,7 @@ macro_rules! numbers {
         let _ = ($stream, $bins, $x, $lower, $upper);
         Ok(false)
     }};
-    (@histogram_vectors float $lanes:literal $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
+    (@histogram_vectors float $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
         let (head, v, tail) = crate::buffer::vector_parts::<$t, $lanes>($x.__view());
         let shape = HISTOGRAM_SHAPE.load(std::sync::atomic::Ordering::Relaxed);
         if v.is_empty() || shape >= 2 {
@@ -382,15 +386,15 @@ macro_rules! numbers {
             let (blocks, per_block) = reduce_grid($stream, v.len());
             let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
             if $lanes == 2 {
-                kernels::histogram_vectors::<$t, $lanes, 4>::launch(
+                numbers!(@histogram_kernel $lanes $t, 4,
                     $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
                 )?;
             } else if shape == 1 {
-                kernels::histogram_vectors::<$t, $lanes, 4>::launch(
+                numbers!(@histogram_kernel $lanes $t, 4,
                     $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
                 )?;
             } else {
-                kernels::histogram_vectors::<$t, $lanes, 2>::launch(
+                numbers!(@histogram_kernel $lanes $t, 2,
                     $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
                 )?;
             }
@@ -1031,10 +1035,10 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         scan_sum<u64, u64>, scan_sum<usize, u64>, scan_sum<f32, f32>, scan_sum<f64, f64>,
         histogram_int<i8, i64>, histogram_int<i64, i64>, histogram_int<u8, u64>,
         histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
-        histogram_vectors<f32, 4, 2>, histogram_vectors<f32, 4, 4>,
-        histogram_vectors<f64, 2, 4>, reduce_vectors<i32, 4>, reduce_vectors<u32, 4>,
-        reduce_vectors<f32, 4>, reduce_vectors<i64, 2>, reduce_vectors<u64, 2>,
-        reduce_vectors<f64, 2>,
+        histogram_vectors4<f32, 2>, histogram_vectors4<f32, 4>,
+        histogram_vectors2<f64, 2>, histogram_vectors2<f64, 4>, reduce_vectors4<i32>,
+        reduce_vectors4<u32>, reduce_vectors4<f32>, reduce_vectors2<i64>, reduce_vectors2<u64>,
+        reduce_vectors2<f64>,
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
         pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,
