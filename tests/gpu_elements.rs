@@ -421,14 +421,14 @@ fn vector_views_of_scalar_buffers() -> cuprum::Result<()> {
         |r| r.u32(..),
         |stream, out, head, v, tail| {
             let n = head.len().max(v.len()).max(tail.len());
-            launch!(join_parts::<u32, 4><<<grid(n), 256, stream>>>(out, head, v, tail))
+            launch!(join_parts4::<u32><<<grid(n), 256, stream>>>(out, head, v, tail))
         },
     )?;
     check_vector_parts::<f64, 2>(
         |r| r.f64() - 0.5,
         |stream, out, head, v, tail| {
             let n = head.len().max(v.len()).max(tail.len());
-            launch!(join_parts::<f64, 2><<<grid(n), 256, stream>>>(out, head, v, tail))
+            launch!(join_parts2::<f64><<<grid(n), 256, stream>>>(out, head, v, tail))
         },
     )
 }
