@@ -159,6 +159,9 @@ fn vector_views_are_read_in_sixteen_byte_loads() {
             .iter()
             .find(|(k, _, _)| k.replace(' ', "") == name.replace(' ', ""))
             .unwrap_or_else(|| panic!("no library kernel {name}"));
-        assert!(count(ptx, want) >= 2, "{name}: fewer than two `{want}` in\n{ptx}");
+        assert!(
+            count(ptx, want) >= 2,
+            "{name}: fewer than two `{want}` in\n{ptx}"
+        );
     }
 }

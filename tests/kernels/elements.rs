@@ -267,12 +267,7 @@ pub fn field_atomics(xs: &[u32], bins: &mut [Probe], lanes: &mut [[u32; 4]]) {
 /// Copies the three parts of `DeviceBuffer::as_vectors` back into one slice, in order: the
 /// head's elements, each vector's lanes (read in one 16-byte access), the tail's elements.
 #[kernel(instances(u32))]
-pub fn join_parts4<T: gpu::Num>(
-    out: &mut [T],
-    head: &[T],
-    v: &[[T; 4]],
-    tail: &[T],
-) {
+pub fn join_parts4<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 4]], tail: &[T]) {
     let i = gpu::global_id_x();
     let body = head.len();
     let rest = body + 4 * v.len();
@@ -293,12 +288,7 @@ pub fn join_parts4<T: gpu::Num>(
 /// `join_parts4` for 8-byte scalars: copies the three parts of `DeviceBuffer::as_vectors` back into one slice, in order: the
 /// head's elements, each vector's lanes (read in one 16-byte access), the tail's elements.
 #[kernel(instances(f64))]
-pub fn join_parts2<T: gpu::Num>(
-    out: &mut [T],
-    head: &[T],
-    v: &[[T; 2]],
-    tail: &[T],
-) {
+pub fn join_parts2<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 2]], tail: &[T]) {
     let i = gpu::global_id_x();
     let body = head.len();
     let rest = body + 2 * v.len();

@@ -385,7 +385,9 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 algorithms::sort(&stream, &mut work)?;
                 // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
                 let sorted = stream.to_host(&work)?;
-                if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
+                if !sorted.windows(2).all(|w| w[0] <= w[1])
+                    || sorted != stream.to_host(&cub_keys)?
+                {
                     return Err(mismatch("sort"));
                 }
                 {

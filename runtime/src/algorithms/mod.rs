@@ -499,11 +499,7 @@ fn two_passes<T: Number>(
     stream: &Stream,
     units: usize,
     op: u32,
-    first: impl FnOnce(
-        LaunchConfig,
-        &mut crate::DeviceViewMut<'_, T::Wide>,
-        usize,
-    ) -> Result<()>,
+    first: impl FnOnce(LaunchConfig, &mut crate::DeviceViewMut<'_, T::Wide>, usize) -> Result<()>,
 ) -> Result<T::Wide> {
     let (blocks, per_block) = reduce_grid(stream, units);
     let mut result = storage::take::<T::Wide>(stream, 1)?;
