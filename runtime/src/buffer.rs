@@ -19,6 +19,7 @@ use crate::device_copy::DeviceEnum;
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
 use crate::order::Uses;
+use crate::vectors::VectorLanes;
 
 /// An array of `T` in device memory, owned. Freed when dropped (asynchronously, after the
 /// work already queued on it on any stream, or by a graph).
@@ -997,5 +998,131 @@ impl<'a, T: Element> DeviceViewMut<'a, T> {
             memory: self.memory,
             offset: self.offset,
         }
+    }
+}
+
+/// The three parts of `raw` that [`DeviceBuffer::as_vectors`] returns.
+pub(crate) fn vector_parts<'a, T: VectorLanes<N>, const N: usize>(
+    raw: RawView<'a, T>,
+) -> (DeviceView<'a, T>, DeviceView<'a, [T; N]>, DeviceView<'a, T>) {
+    let size = std::mem::size_of::<T>();
+    let len = raw.repr.len();
+    let addr = match &raw.repr {
+        Repr::Gpu(_) => raw.kernel_ptr(),
+        Repr::Sim(v, _) => v.addr() as u64,
+    };
+    // A vector view's address is its allocation's base plus a multiple of 16 bytes.
+    let base_aligned = raw.memory.is_none_or(|m| m.base().is_multiple_of(16));
+    let (head, vectors) = if base_aligned {
+        crate::vectors::split(addr, len, size, N)
+    } else {
+        (len, 0)
+    };
+    let tail = head + vectors * N;
+    let (first, middle, last) = match &raw.repr {
+        Repr::Gpu(v) => {
+            let body = v.slice(head..tail);
+            (
+                Repr::Gpu(v.slice(..head)),
+                // SAFETY: the same bytes; every bit pattern of `[T; N]` is a value
+                // (`VectorLanes` is for such scalars only), and `N` of them fill a vector.
+                Repr::Gpu(unsafe { body.transmute::<[T; N]>(vectors) }.expect("N elements each")),
+                Repr::Gpu(v.slice(tail..)),
+            )
+        }
+        // SAFETY: each part lies within the view's memory, and holds values of its type (as
+        // above).
+        Repr::Sim(v, _) => unsafe {
+            (
+                Repr::Sim(v.reinterpret::<T>(0, head), PhantomData),
+                Repr::Sim(v.reinterpret::<[T; N]>(head * size, vectors), PhantomData),
+                Repr::Sim(v.reinterpret::<T>(tail * size, len - tail), PhantomData),
+            )
+        },
+    };
+    let part = |repr, offset| DeviceView {
+        repr,
+        device: raw.device,
+        memory: raw.memory,
+        offset,
+    };
+    (
+        part(first, raw.offset),
+        DeviceView {
+            repr: middle,
+            device: raw.device,
+            memory: raw.memory,
+            offset: (raw.offset + head) / N,
+        },
+        part(last, raw.offset + tail),
+    )
+}
+
+macro_rules! as_vectors {
+    ($($ty:ident),*) => {$(
+        impl<T: Element> $ty<'_, T> {
+            /// The elements as 16-byte vectors where they can be: `(head, vectors, tail)`,
+            /// where `head` holds the elements before the first 16-byte boundary (at most
+            /// `N - 1`, none for a buffer or a view starting at a multiple of `N`),
+            /// `vectors` the next elements in groups of `N` (a view of `[T; N]`, which a
+            /// kernel's `&[[T; N]]` parameter takes and reads in 128-bit accesses), and
+            /// `tail` the rest (at most `N - 1`). See [`DeviceBuffer::as_vectors`].
+            pub fn as_vectors<const N: usize>(
+                &self,
+            ) -> (DeviceView<'_, T>, DeviceView<'_, [T; N]>, DeviceView<'_, T>)
+            where
+                T: VectorLanes<N>,
+            {
+                vector_parts(self.__view())
+            }
+        }
+    )*};
+}
+as_vectors!(DeviceView, DeviceViewMut);
+
+impl<T: Element> DeviceBuffer<T> {
+    /// The elements as 16-byte vectors where they can be: `(head, vectors, tail)`, as
+    /// `slice::as_simd` splits a slice. `vectors` is a view of `[T; N]` (`N` lanes of 16
+    /// bytes: 4 for `i32`, `u32` and `f32`, 2 for the 8-byte scalars) starting at the first
+    /// 16-byte boundary, which a kernel's `&[[T; N]]` parameter takes and reads in 128-bit
+    /// accesses (`ld.global.nc.v4.u32`); `head` holds the elements before that boundary and
+    /// `tail` those after the last whole vector, each fewer than `N`. Every element is in
+    /// exactly one part, in order. A buffer starts at a boundary (its head is empty), and so
+    /// does a view whose start is a multiple of `N`.
+    ///
+    /// ```
+    /// use cuprum::prelude::*;
+    ///
+    /// /// The sum of each vector's lanes, one vector per thread.
+    /// #[kernel]
+    /// pub fn lane_sums(out: &mut [u32], v: &[[u32; 4]]) {
+    ///     let i = gpu::global_id_x();
+    ///     if i < v.len() {
+    ///         let x = v[i];
+    ///         out[i] = x[0] + x[1] + x[2] + x[3];
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> cuprum::Result<()> {
+    /// let stream = Device::simulator().default_stream();
+    /// let x = stream.to_device(&(0..11).collect::<Vec<u32>>())?;
+    /// let (head, vectors, tail) = x.as_vectors::<4>();
+    /// assert_eq!((head.len(), vectors.len(), tail.len()), (0, 2, 3));
+    /// let view = x.slice(1..);
+    /// let (head, vectors, tail) = view.as_vectors::<4>();
+    /// assert_eq!((head.len(), vectors.len(), tail.len()), (3, 1, 3));
+    /// assert_eq!(stream.to_host(&vectors)?, [[4, 5, 6, 7]]);
+    /// let mut sums = stream.alloc_zeros::<u32>(1)?;
+    /// launch!(lane_sums<<<1, 32, stream>>>(&mut sums, &vectors))?;
+    /// assert_eq!(stream.to_host(&sums)?, [22]);
+    /// # Ok(()) }
+    /// ```
+    pub fn as_vectors<const N: usize>(
+        &self,
+    ) -> (DeviceView<'_, T>, DeviceView<'_, [T; N]>, DeviceView<'_, T>)
+    where
+        T: VectorLanes<N>,
+    {
+        vector_parts(self.__view())
     }
 }
