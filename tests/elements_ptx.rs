@@ -27,6 +27,11 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::join_parts4::<u32>::NAME,
         elements::join_parts4::<u32>::PTX,
     ));
+    all.push((
+        "elements__bump_parts",
+        elements::bump_parts4::<u32>::NAME,
+        elements::bump_parts4::<u32>::PTX,
+    ));
     all
 }
 
@@ -147,6 +152,10 @@ fn vector_views_are_read_in_sixteen_byte_loads() {
     let ptx = elements::join_parts4::<u32>::PTX;
     let loads4 = count(ptx, "ld.global.nc.v4.b32") + count(ptx, "ld.global.nc.v4.u32");
     assert!(loads4 >= 1, "{ptx}");
+    // `as_vectors_mut`'s middle part: one 16-byte load and one 16-byte store a vector.
+    let ptx = elements::bump_parts4::<u32>::PTX;
+    assert!(count(ptx, "ld.global.v4") >= 1, "{ptx}");
+    assert!(count(ptx, "st.global.v4") >= 1, "{ptx}");
     let library = cuprum::algorithms::__kernels();
     for (name, want) in [
         ("reduce_vectors4<i32>", "ld.global.nc.v4"),

@@ -6,8 +6,10 @@
 //! `u32`s holds the same bytes, but a view of it may start anywhere a `u32` may. `as_vectors`
 //! splits such memory into the elements before the first 16-byte boundary, the 16-byte
 //! vectors after it and the elements left over, as `slice::as_simd` does on the host: the
-//! middle part is a view of `[T; N]` that launches take for a `&[[T; N]]` parameter, and
-//! every element is in exactly one of the three parts.
+//! middle part is a view of `[T; N]` that launches take for a `&[[T; N]]` parameter (and,
+//! from `as_vectors_mut`, for a `&mut [[T; N]]` one), and every element is in exactly one of
+//! the three parts. The split is computed from the memory's real address, so it holds for
+//! every view, length and start.
 
 mod sealed {
     pub trait Sealed<const N: usize> {}

@@ -285,8 +285,7 @@ pub fn join_parts4<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 4]], tail: &
     }
 }
 
-/// `join_parts4` for 8-byte scalars: copies the three parts of `DeviceBuffer::as_vectors` back into one slice, in order: the
-/// head's elements, each vector's lanes (read in one 16-byte access), the tail's elements.
+/// `join_parts4` for 8-byte scalars, two lanes a vector.
 #[kernel(instances(f64))]
 pub fn join_parts2<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 2]], tail: &[T]) {
     let i = gpu::global_id_x();
@@ -303,5 +302,38 @@ pub fn join_parts2<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 2]], tail: &
     }
     if i < tail.len() {
         out[rest + i] = tail[i];
+    }
+}
+
+/// Adds `d` to every element of the three writable parts of `DeviceBuffer::as_vectors_mut`:
+/// each vector read and written back in one 16-byte access each.
+#[kernel(instances(u32))]
+pub fn bump_parts4<T: gpu::Num>(head: &mut [T], v: &mut [[T; 4]], tail: &mut [T], d: T) {
+    let i = gpu::global_id_x();
+    if i < head.len() {
+        head[i] = head[i] + d;
+    }
+    if i < v.len() {
+        let x = v[i];
+        v[i] = [x[0] + d, x[1] + d, x[2] + d, x[3] + d];
+    }
+    if i < tail.len() {
+        tail[i] = tail[i] + d;
+    }
+}
+
+/// `bump_parts4` for 8-byte scalars, two lanes a vector.
+#[kernel(instances(f64))]
+pub fn bump_parts2<T: gpu::Num>(head: &mut [T], v: &mut [[T; 2]], tail: &mut [T], d: T) {
+    let i = gpu::global_id_x();
+    if i < head.len() {
+        head[i] = head[i] + d;
+    }
+    if i < v.len() {
+        let x = v[i];
+        v[i] = [x[0] + d, x[1] + d];
+    }
+    if i < tail.len() {
+        tail[i] = tail[i] + d;
     }
 }

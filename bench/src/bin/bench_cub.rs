@@ -462,13 +462,17 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
         let ph = ptr(&cub_h)?;
         // The whole input, then (`x` rows) the library's other kernel shapes and a view one
         // element past a 16-byte boundary (CUB reads the same elements, from the same address).
-        let shapes: [(&'static str, u32, usize); 5] = [
+        let shapes: [(&'static str, u32, usize); 6] = [
             ("histogram f32, 256 bins", 0, 0),
             ("x histogram, 4 vectors per turn", 1, 0),
             ("x histogram, element by element", 2, 0),
             ("x histogram, element by element, 1024 blocks", 3, 0),
+            ("x histogram, one wave by occupancy", 4, 0),
             ("x histogram, view at element 1", 0, 1),
         ];
+        for (kernel, blocks) in algorithms::__vector_occupancy(&stream)? {
+            println!("occupancy: {kernel}: {blocks} blocks of 256 threads per multiprocessor");
+        }
         for (name, shape, skip) in shapes {
             algorithms::__histogram_shape(shape);
             let view = dxf.slice(skip..);

@@ -376,6 +376,8 @@ macro_rules! numbers {
             .map(Some)
         }
     }};
+    (@histogram_info 4 $t:ty) => { &kernels::histogram_vectors4::<$t, 2>::INFO };
+    (@histogram_info 2 $t:ty) => { &kernels::histogram_vectors2::<$t, 4>::INFO };
     (@histogram_vectors int $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
         let _ = ($stream, $bins, $x, $lower, $upper);
         Ok(false)
@@ -383,10 +385,15 @@ macro_rules! numbers {
     (@histogram_vectors float $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
         let (head, v, tail) = crate::buffer::vector_parts::<$t, $lanes>($x.__view());
         let shape = HISTOGRAM_SHAPE.load(std::sync::atomic::Ordering::Relaxed);
-        if v.is_empty() || shape >= 2 {
+        if v.is_empty() || shape == 2 || shape == 3 {
             Ok(false)
         } else {
-            let (blocks, per_block) = reduce_grid($stream, v.len());
+            let (blocks, per_block) = if shape == 4 {
+                let info = numbers!(@histogram_info $lanes $t);
+                range_grid(v.len(), resident_grid($stream, info))
+            } else {
+                reduce_grid($stream, v.len())
+            };
             let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
             if $lanes == 2 {
                 numbers!(@histogram_kernel $lanes $t, 4,
@@ -457,6 +464,32 @@ fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
         n,
         8 * stream.device().multiprocessor_count().max(1) as usize,
     )
+}
+
+/// The blocks of `kernel` (of [`BLOCK`] threads, no dynamic shared memory) that the stream's
+/// device keeps resident at once: one full wave.
+fn resident_grid(stream: &Stream, kernel: &'static crate::KernelInfo) -> usize {
+    let per_sm = crate::occupancy::max_active_blocks(stream.device(), kernel, BLOCK as u32, 0)
+        .unwrap_or(8)
+        .max(1);
+    per_sm as usize * stream.device().multiprocessor_count().max(1) as usize
+}
+
+/// Resident blocks per multiprocessor of the 16-byte vector kernels of sums and histograms
+/// (blocks of [`BLOCK`] threads), for the benchmark's record.
+#[doc(hidden)]
+pub fn __vector_occupancy(stream: &Stream) -> Result<Vec<(&'static str, u32)>> {
+    let dev = stream.device();
+    let blocks = |k: &'static crate::KernelInfo| {
+        crate::occupancy::max_active_blocks(dev, k, BLOCK as u32, 0)
+    };
+    Ok(vec![
+        ("reduce_vectors4<i32>", blocks(&kernels::reduce_vectors4::<i32>::INFO)?),
+        ("reduce_blocks<i32, i32>", blocks(&kernels::reduce_blocks::<i32, i32>::INFO)?),
+        ("histogram_vectors4<f32, 2>", blocks(&kernels::histogram_vectors4::<f32, 2>::INFO)?),
+        ("histogram_vectors4<f32, 4>", blocks(&kernels::histogram_vectors4::<f32, 4>::INFO)?),
+        ("histogram_float<f32>", blocks(&kernels::histogram_float::<f32>::INFO)?),
+    ])
 }
 
 /// Blocks and elements per block of a histogram's or a sort's counting pass over `n > 0`
@@ -537,7 +570,9 @@ static HISTOGRAM_SHAPE: std::sync::atomic::AtomicU32 = std::sync::atomic::Atomic
 
 /// Chooses the histogram kernel's shape, for the benchmark's comparison: 0 (the default)
 /// 16-byte vectors, two per turn of a thread; 1 four per turn; 2 element by element, eight
-/// per turn; 3 as 2 in at most 1024 blocks (the kernel before vectors).
+/// per turn; 3 as 2 in at most 1024 blocks (the kernel before vectors); 4 as 0 in one wave of
+/// the blocks the device keeps resident (by the occupancy API) instead of 8 per
+/// multiprocessor.
 #[doc(hidden)]
 pub fn __histogram_shape(shape: u32) {
     HISTOGRAM_SHAPE.store(shape, std::sync::atomic::Ordering::Relaxed);
