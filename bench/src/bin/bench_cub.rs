@@ -254,9 +254,11 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
     let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
     if wanted("sum") {
         cub_sum()?;
-        // 16-byte vectors (the default), then element by element (the `x` row).
-        for vectors in [true, false] {
+        // 16-byte vectors in one wave (the default), then (`x` rows) in 8 blocks per
+        // multiprocessor and element by element.
+        for (vectors, one_wave) in [(true, true), (true, false), (false, true)] {
             algorithms::__reduce_with_vectors(vectors);
+            algorithms::__reduce_one_wave(one_wave);
             if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
                 return Err(mismatch("sum"));
             }
@@ -270,10 +272,10 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 &mut cub_sum,
             )?;
             lines.push(Line {
-                name: if vectors {
-                    "sum i32 (result on the host)"
-                } else {
-                    "x sum i32, element by element"
+                name: match (vectors, one_wave) {
+                    (true, true) => "sum i32 (result on the host)",
+                    (true, false) => "x sum i32, 8 blocks per SM",
+                    _ => "x sum i32, element by element",
                 },
                 unit: "GB/s",
                 work: 4.0 * n as f64,
@@ -282,6 +284,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             });
         }
         algorithms::__reduce_with_vectors(true);
+        algorithms::__reduce_one_wave(true);
         // A view one element past a 16-byte boundary: a head of three elements, a tail of
         // one (CUB reads the same elements, from the same address).
         let view = dxi.slice(1..n);
@@ -462,11 +465,10 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
         let ph = ptr(&cub_h)?;
         // The whole input, then (`x` rows) the library's other kernel shapes and a view one
         // element past a 16-byte boundary (CUB reads the same elements, from the same address).
-        let shapes: [(&'static str, u32, usize); 6] = [
+        // (Run 1 of 2026-12-02-histvec also measured shapes 1 to 3: 4 vectors per turn,
+        // element by element, element by element in 1024 blocks; all slower.)
+        let shapes: [(&'static str, u32, usize); 3] = [
             ("histogram f32, 256 bins", 0, 0),
-            ("x histogram, 4 vectors per turn", 1, 0),
-            ("x histogram, element by element", 2, 0),
-            ("x histogram, element by element, 1024 blocks", 3, 0),
             ("x histogram, one wave by occupancy", 4, 0),
             ("x histogram, view at element 1", 0, 1),
         ];

@@ -429,24 +429,38 @@ pub fn scan_tile_with<
     }
 }
 
-/// Counts `bin` (a bin number, `nb` for none) in the block's shared counters (`private`:
-/// `nb <= 4096`) or in `bins`.
+/// Counts `bin` (a bin number below `nb`, or `nb` for none) in the block's shared counters
+/// (`private`: `nb < 4096`) or in `bins`. Shared counter `nb` takes the elements counted in
+/// no bin, so that the shared count has no branch; it is never added to `bins`.
 #[device]
 fn count_one(bins: &mut [u32], counts: &mut [u32], private: bool, nb: u32, bin: u32) {
-    if bin < nb {
-        if private {
-            // `bin < nb <= 4096`: the mask only says so to the bounds check.
-            gpu::atomic_add_block(&mut counts[bin as usize & 4095], 1u32);
-        } else {
-            gpu::atomic_add(&mut bins[bin as usize], 1u32);
+    if private {
+        // `bin <= nb < 4096`: the mask only says so to the bounds check.
+        gpu::atomic_add_block(&mut counts[bin as usize & 4095], 1u32);
+    } else if bin < nb {
+        gpu::atomic_add(&mut bins[bin as usize], 1u32);
+    }
+}
+
+/// Zeroes the block's shared counters of a histogram of `nb` bins (with the counter of no
+/// bin, `nb`), when they are used (`nb < 4096`); returns whether they are.
+#[device]
+fn clear_counts(counts: &mut [u32], nb: u32) -> bool {
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let private = nb < 4096;
+    if private {
+        for b in (t..nb as usize + 1).step_by(threads) {
+            counts[b] = 0;
         }
     }
+    private
 }
 
 /// One block's share of a histogram: block `b` counts `x[b·per_block..][..per_block]` into
 /// `bins` (added to what they hold) by `bin_of` (a bin below `bins.len()`, which the host
 /// keeps at most `u32::MAX`, or `bins.len()` for none): in shared memory first when there
-/// are at most 4096 bins, each thread with eight loads in flight.
+/// are fewer than 4096 bins, each thread with eight loads in flight.
 #[device]
 pub fn count_bins<T: gpu::Num>(
     bins: &mut [u32],
@@ -459,12 +473,7 @@ pub fn count_bins<T: gpu::Num>(
     let nb = bins.len() as u32;
     let t = gpu::thread_idx().x as usize;
     let threads = gpu::block_dim().x as usize;
-    let private = nb <= 4096;
-    if private {
-        for b in (t..nb as usize).step_by(threads) {
-            counts[b] = 0;
-        }
-    }
+    let private = clear_counts(counts, nb);
     gpu::sync_threads();
     let n = x.len();
     let start = gpu::block_idx().x as usize * per_block;
@@ -509,6 +518,43 @@ fn flush_counts(bins: &mut [u32], counts: &mut [u32], private: bool, nb: u32) {
     }
 }
 
+/// The lanes of `v[start..end]` counted by one block (see [`count_vectors`]): thread `t`
+/// takes vectors `start + t`, `start + t + threads`, .., `TURN` loads in flight.
+#[device]
+fn count_vector_range<T: gpu::Num, const N: usize, const TURN: usize>(
+    bins: &mut [u32],
+    counts: &mut [u32],
+    private: bool,
+    nb: u32,
+    v: &[[T; N]],
+    start: usize,
+    end: usize,
+    bin_of: impl Fn(T) -> u32,
+) {
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let mut i = start + t;
+    while i + (TURN - 1) * threads < end {
+        let mut vs = [[T::ZERO; N]; TURN];
+        for j in 0..TURN {
+            vs[j] = v[i + j * threads];
+        }
+        for j in 0..TURN {
+            for k in 0..N {
+                count_one(bins, counts, private, nb, bin_of(vs[j][k]));
+            }
+        }
+        i += TURN * threads;
+    }
+    while i < end {
+        let x = v[i];
+        for k in 0..N {
+            count_one(bins, counts, private, nb, bin_of(x[k]));
+        }
+        i += threads;
+    }
+}
+
 /// [`count_bins`] over 16-byte vectors (`cuprum::DeviceBuffer::as_vectors`'s middle part):
 /// block `b` counts the lanes of `v[b·per_block..][..per_block]`, each thread with `TURN`
 /// vectors in flight, and block 0 also the elements of `head` and `tail`.
@@ -525,13 +571,7 @@ pub fn count_vectors<T: gpu::Num, const N: usize, const TURN: usize>(
     let nb = bins.len() as u32;
     let b = gpu::block_idx().x as usize;
     let t = gpu::thread_idx().x as usize;
-    let threads = gpu::block_dim().x as usize;
-    let private = nb <= 4096;
-    if private {
-        for k in (t..nb as usize).step_by(threads) {
-            counts[k] = 0;
-        }
-    }
+    let private = clear_counts(counts, nb);
     gpu::sync_threads();
     if b == 0 {
         if t < head.len() {
@@ -549,25 +589,11 @@ pub fn count_vectors<T: gpu::Num, const N: usize, const TURN: usize>(
         } else {
             start + per_block
         };
-        let mut i = start + t;
-        while i + (TURN - 1) * threads < end {
-            let mut vs = [[T::ZERO; N]; TURN];
-            for j in 0..TURN {
-                vs[j] = v[i + j * threads];
-            }
-            for j in 0..TURN {
-                for k in 0..N {
-                    count_one(bins, counts, private, nb, bin_of(vs[j][k]));
-                }
-            }
-            i += TURN * threads;
-        }
-        while i < end {
-            let x = v[i];
-            for k in 0..N {
-                count_one(bins, counts, private, nb, bin_of(x[k]));
-            }
-            i += threads;
+        // The same loop twice, `private` a constant in each (no branch per element).
+        if private {
+            count_vector_range::<T, N, TURN>(bins, counts, true, nb, v, start, end, &bin_of);
+        } else {
+            count_vector_range::<T, N, TURN>(bins, counts, false, nb, v, start, end, &bin_of);
         }
     }
     gpu::sync_threads();

@@ -368,7 +368,12 @@ macro_rules! numbers {
         if v.is_empty() || !SUM_VECTORS.load(std::sync::atomic::Ordering::Relaxed) {
             Ok(None)
         } else {
-            two_passes::<$t>($stream, v.len(), $op, |config, out, per_block| {
+            let grid = if REDUCE_ONE_WAVE.load(std::sync::atomic::Ordering::Relaxed) {
+                range_grid(v.len(), resident_grid($stream, numbers!(@reduce_info $lanes $t)))
+            } else {
+                reduce_grid($stream, v.len())
+            };
+            two_passes::<$t>($stream, grid, $op, |config, out, per_block| {
                 numbers!(@reduce_kernel $lanes $t,
                     $stream, config, out, &v, &head, &tail, per_block, $op,
                 )
@@ -376,6 +381,8 @@ macro_rules! numbers {
             .map(Some)
         }
     }};
+    (@reduce_info 4 $t:ty) => { &kernels::reduce_vectors4::<$t>::INFO };
+    (@reduce_info 2 $t:ty) => { &kernels::reduce_vectors2::<$t>::INFO };
     (@histogram_info 4 $t:ty) => { &kernels::histogram_vectors4::<$t, 2>::INFO };
     (@histogram_info 2 $t:ty) => { &kernels::histogram_vectors2::<$t, 4>::INFO };
     (@histogram_vectors int $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
@@ -522,22 +529,22 @@ fn reduce_op<T: Number>(
     if let Some(v) = T::reduce_vectors(stream, x, op)? {
         return Ok(Some(T::narrow(v)));
     }
-    let v = two_passes::<T>(stream, n, op, |config, out, per_block| {
+    let v = two_passes::<T>(stream, reduce_grid(stream, n), op, |config, out, per_block| {
         T::reduce_blocks(stream, config, out, x, per_block, op)
     })?;
     Ok(Some(T::narrow(v)))
 }
 
-/// A reduction of `units > 0` units (elements or vectors) in two passes: `first` launches
-/// the first with the given grid, blocks of `per_block` units each writing one partial
-/// result (the result itself when there is one block), then one block combines the partials.
+/// A reduction in two passes over `blocks` ranges of `per_block` units (elements or vectors;
+/// `range_grid`'s grid): `first` launches the first with that grid, each block writing one
+/// partial result (the result itself when there is one block), then one block combines the
+/// partials.
 fn two_passes<T: Number>(
     stream: &Stream,
-    units: usize,
+    (blocks, per_block): (usize, usize),
     op: u32,
     first: impl FnOnce(LaunchConfig, &mut crate::DeviceViewMut<'_, T::Wide>, usize) -> Result<()>,
 ) -> Result<T::Wide> {
-    let (blocks, per_block) = reduce_grid(stream, units);
     let mut result = storage::take::<T::Wide>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
@@ -553,6 +560,17 @@ fn two_passes<T: Number>(
     let v = stream.to_host(&result.slice(..1))?[0];
     storage::give(stream, result);
     Ok(v)
+}
+
+/// Whether the 16-byte vector reductions run in one wave of the blocks the device keeps
+/// resident (the default; by the occupancy API), or in 8 blocks per multiprocessor.
+static REDUCE_ONE_WAVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Chooses the grid of the 16-byte vector reductions (see `REDUCE_ONE_WAVE`): for the
+/// benchmark's comparison.
+#[doc(hidden)]
+pub fn __reduce_one_wave(on: bool) {
+    REDUCE_ONE_WAVE.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether built-in reductions read 16-byte vectors where they can (the default).
