@@ -9,8 +9,8 @@
 //! comma-separated list of `sum`, `scan`, `sort`, `histogram`, `block`). Run on a GPU host from
 //! the repository root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each,
 //! for a profiler. `CUPRUM_CUB_LIB=path` loads CUB's side from a library built before
-//! (`nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o path bench/cuda/cub/cub_bench.cu`)
-//! instead of building it.
+//! (`nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o path bench/cuda/cub/cub_bench.cu`, with
+//! `-DCUB_BENCH_SUM_HISTOGRAM_ONLY` for `sum,histogram` alone, in seconds) instead of building it.
 
 #[path = "../nvcc.rs"]
 mod nvcc;
