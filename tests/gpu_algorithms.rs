@@ -289,7 +289,23 @@ histogram_tests!(histogram_i8: i8, histogram_i16: i16, histogram_i32: i32,
 /// Lengths for the 16-byte vector kernels: 0, 1, shorter than one vector, around one and two,
 /// a block's worth of vectors and past it, and a random longer one.
 fn vector_lengths(r: &mut fastrand::Rng) -> Vec<usize> {
-    vec![0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 1023, 1025, 4099, 70_001, 100_000 + r.usize(..50_000)]
+    vec![
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        13,
+        1023,
+        1025,
+        4099,
+        70_001,
+        100_000 + r.usize(..50_000),
+    ]
 }
 
 /// Sums, minima and maxima of views starting at every element of a 16-byte vector (0 to 4
@@ -303,7 +319,11 @@ fn check_vector_starts<T: Elem>() -> cuprum::Result<()> {
             let host: Vec<T> = (0..n + 4).map(|_| T::random(&mut r)).collect();
             let buf = stream.to_device(&host)?;
             for skip in 0..=4 {
-                let what = format!("{} {} n={n} at {skip}", dev.name(), std::any::type_name::<T>());
+                let what = format!(
+                    "{} {} n={n} at {skip}",
+                    dev.name(),
+                    std::any::type_name::<T>()
+                );
                 let x = &host[skip..skip + n];
                 let view = buf.slice(skip..skip + n);
                 let want = x.iter().fold(T::ZERO, |a, &b| a.wadd(b));
@@ -350,7 +370,13 @@ fn check_histogram_starts<T: Binned>() -> cuprum::Result<()> {
                         }
                     }
                     let mut got = stream.to_device(&vec![9u32; bins])?;
-                    algorithms::histogram(&stream, &buf.slice(skip..skip + n), lower, upper, &mut got)?;
+                    algorithms::histogram(
+                        &stream,
+                        &buf.slice(skip..skip + n),
+                        lower,
+                        upper,
+                        &mut got,
+                    )?;
                     assert!(
                         stream.to_host(&got)? == want,
                         "{}: {bins} bins over {lower}..{upper} of {} n={n} at {skip}",

@@ -403,7 +403,19 @@ where
     let stream = device()?.default_stream();
     let mut r = fastrand::Rng::new();
     let long = 70_000 + r.usize(..N * 8);
-    for len in [0, 1, 2, 3, N - 1, N, N + 1, 2 * N + 1, 3 * N + 2, 1000, long] {
+    for len in [
+        0,
+        1,
+        2,
+        3,
+        N - 1,
+        N,
+        N + 1,
+        2 * N + 1,
+        3 * N + 2,
+        1000,
+        long,
+    ] {
         let host: Vec<T> = (0..len + N).map(|_| random(&mut r)).collect();
         let buf = stream.to_device(&host)?;
         for skip in 0..=N {
@@ -427,7 +439,10 @@ where
             let mut copy = stream.to_device(&host)?;
             let mut mv = copy.slice_mut(skip..skip + len);
             let (mut h, mut m, mut t) = mv.as_vectors_mut::<N>();
-            assert_eq!((h.len(), m.len(), t.len()), (head.len(), v.len(), tail.len()));
+            assert_eq!(
+                (h.len(), m.len(), t.len()),
+                (head.len(), v.len(), tail.len())
+            );
             bump(&stream, &mut h, &mut m, &mut t, d)?;
             let got = stream.to_host(&copy)?;
             for (i, (&g, &x)) in got.iter().zip(&host).enumerate() {
@@ -443,7 +458,10 @@ where
         assert_eq!(buf.as_vectors::<N>().0.len(), 0);
         let mut copy = stream.to_device(&host)?;
         let (h, m, t) = copy.as_vectors_mut::<N>();
-        assert_eq!((h.len(), m.len(), t.len()), (0, (len + N) / N, (len + N) % N));
+        assert_eq!(
+            (h.len(), m.len(), t.len()),
+            (0, (len + N) / N, (len + N) % N)
+        );
     }
     Ok(())
 }
@@ -494,7 +512,10 @@ fn empty_vector_parts_launch_at_any_start() -> cuprum::Result<()> {
         assert!(v.is_empty(), "{skip} {len}");
         let mut out = stream.alloc_zeros::<u32>(len.max(1))?;
         launch!(join_parts4::<u32><<<1, 32, stream>>>(&mut out, &head, &v, &tail))?;
-        assert_eq!(stream.to_host(&out)?[..len], [3, 1, 4, 1, 5, 9, 2, 6][skip..skip + len]);
+        assert_eq!(
+            stream.to_host(&out)?[..len],
+            [3, 1, 4, 1, 5, 9, 2, 6][skip..skip + len]
+        );
     }
     Ok(())
 }

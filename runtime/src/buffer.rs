@@ -1020,12 +1020,12 @@ fn gpu_split<const N: usize>(base: u64, offset: usize, len: usize) -> (usize, us
 /// alignment kernels assume for 16-byte elements: the last 16-byte boundary at or before the
 /// view's end (`offset + head` rounded down), or, in memory whose base is at no boundary, no
 /// address (0, as a view of no allocation has).
-fn gpu_middle<'a, const N: usize>(
-    memory: Option<&'a dyn Held>,
+fn gpu_middle<const N: usize>(
+    memory: Option<&dyn Held>,
     offset: usize,
     head: usize,
     vectors: usize,
-) -> (Option<&'a dyn Held>, usize) {
+) -> (Option<&dyn Held>, usize) {
     let first = offset + head;
     match memory {
         Some(m) if vectors > 0 => {
@@ -1069,7 +1069,14 @@ pub(crate) fn vector_parts<'a, T: VectorLanes<N>, const N: usize>(
             let middle = unsafe { body.transmute::<[T; N]>(vectors) }.expect("N elements each");
             let at = gpu_middle::<N>(raw.memory, raw.offset, head, vectors);
             let parts = (v.slice(..head), middle, v.slice(tail..));
-            (head, vectors, Repr::Gpu(parts.0), Repr::Gpu(parts.1), Repr::Gpu(parts.2), at)
+            (
+                head,
+                vectors,
+                Repr::Gpu(parts.0),
+                Repr::Gpu(parts.1),
+                Repr::Gpu(parts.2),
+                at,
+            )
         }
         Repr::Sim(v, _) => {
             let (head, vectors) = sim_split::<T, N>(v.addr(), len);
@@ -1088,7 +1095,10 @@ pub(crate) fn vector_parts<'a, T: VectorLanes<N>, const N: usize>(
                     v.reinterpret::<T>(tail * size, len - tail),
                 )
             };
-            assert!(parts.1.addr().is_multiple_of(bytes), "vectors at a 16-byte boundary");
+            assert!(
+                parts.1.addr().is_multiple_of(bytes),
+                "vectors at a 16-byte boundary"
+            );
             let parts = (
                 Repr::Sim(parts.0, PhantomData),
                 Repr::Sim(parts.1, PhantomData),

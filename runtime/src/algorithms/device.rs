@@ -521,6 +521,7 @@ fn flush_counts(bins: &mut [u32], counts: &mut [u32], private: bool, nb: u32) {
 /// The lanes of `v[start..end]` counted by one block (see [`count_vectors`]): thread `t`
 /// takes vectors `start + t`, `start + t + threads`, .., `TURN` loads in flight.
 #[device]
+#[allow(clippy::too_many_arguments)]
 fn count_vector_range<T: gpu::Num, const N: usize, const TURN: usize>(
     bins: &mut [u32],
     counts: &mut [u32],

@@ -491,11 +491,26 @@ pub fn __vector_occupancy(stream: &Stream) -> Result<Vec<(&'static str, u32)>> {
         crate::occupancy::max_active_blocks(dev, k, BLOCK as u32, 0)
     };
     Ok(vec![
-        ("reduce_vectors4<i32>", blocks(&kernels::reduce_vectors4::<i32>::INFO)?),
-        ("reduce_blocks<i32, i32>", blocks(&kernels::reduce_blocks::<i32, i32>::INFO)?),
-        ("histogram_vectors4<f32, 2>", blocks(&kernels::histogram_vectors4::<f32, 2>::INFO)?),
-        ("histogram_vectors4<f32, 4>", blocks(&kernels::histogram_vectors4::<f32, 4>::INFO)?),
-        ("histogram_float<f32>", blocks(&kernels::histogram_float::<f32>::INFO)?),
+        (
+            "reduce_vectors4<i32>",
+            blocks(&kernels::reduce_vectors4::<i32>::INFO)?,
+        ),
+        (
+            "reduce_blocks<i32, i32>",
+            blocks(&kernels::reduce_blocks::<i32, i32>::INFO)?,
+        ),
+        (
+            "histogram_vectors4<f32, 2>",
+            blocks(&kernels::histogram_vectors4::<f32, 2>::INFO)?,
+        ),
+        (
+            "histogram_vectors4<f32, 4>",
+            blocks(&kernels::histogram_vectors4::<f32, 4>::INFO)?,
+        ),
+        (
+            "histogram_float<f32>",
+            blocks(&kernels::histogram_float::<f32>::INFO)?,
+        ),
     ])
 }
 
@@ -529,9 +544,12 @@ fn reduce_op<T: Number>(
     if let Some(v) = T::reduce_vectors(stream, x, op)? {
         return Ok(Some(T::narrow(v)));
     }
-    let v = two_passes::<T>(stream, reduce_grid(stream, n), op, |config, out, per_block| {
-        T::reduce_blocks(stream, config, out, x, per_block, op)
-    })?;
+    let v = two_passes::<T>(
+        stream,
+        reduce_grid(stream, n),
+        op,
+        |config, out, per_block| T::reduce_blocks(stream, config, out, x, per_block, op),
+    )?;
     Ok(Some(T::narrow(v)))
 }
 
