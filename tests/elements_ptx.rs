@@ -12,7 +12,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
             vec![$((concat!(stringify!($m), "__", stringify!($k)), $m::$k::NAME, $m::$k::PTX)),*]
         };
     }
-    k![
+    let mut all = k![
         elements::advance,
         elements::probe_fields,
         elements::vec4,
@@ -21,7 +21,18 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         elements::scale4,
         elements::dyn_pairs,
         elements::field_atomics,
-    ]
+    ];
+    all.push((
+        "elements__join_parts",
+        elements::join_parts4::<u32>::NAME,
+        elements::join_parts4::<u32>::PTX,
+    ));
+    all.push((
+        "elements__bump_parts",
+        elements::bump_parts4::<u32>::NAME,
+        elements::bump_parts4::<u32>::PTX,
+    ));
+    all
 }
 
 #[test]
@@ -131,4 +142,35 @@ fn slice_elements_in_ptx_have_the_host_layout() {
         "no index scaled by {} in\n{ptx}",
         size_of::<Probe>()
     );
+}
+
+/// The middle part of `DeviceBuffer::as_vectors` is read in 16-byte loads: by a user's kernel
+/// (`join_parts`) and by the library's reductions and float histograms, whose loops over the
+/// vectors load nothing narrower from global memory.
+#[test]
+fn vector_views_are_read_in_sixteen_byte_loads() {
+    let ptx = elements::join_parts4::<u32>::PTX;
+    let loads4 = count(ptx, "ld.global.nc.v4.b32") + count(ptx, "ld.global.nc.v4.u32");
+    assert!(loads4 >= 1, "{ptx}");
+    // `as_vectors_mut`'s middle part: one 16-byte load and one 16-byte store a vector.
+    let ptx = elements::bump_parts4::<u32>::PTX;
+    assert!(count(ptx, "ld.global.v4") >= 1, "{ptx}");
+    assert!(count(ptx, "st.global.v4") >= 1, "{ptx}");
+    let library = cuprum::algorithms::__kernels();
+    for (name, want) in [
+        ("reduce_vectors4<i32>", "ld.global.nc.v4"),
+        ("reduce_vectors4<f32>", "ld.global.nc.v4"),
+        ("reduce_vectors2<f64>", "ld.global.nc.v2"),
+        ("histogram_vectors4<f32, 2>", "ld.global.nc.v4"),
+        ("histogram_vectors2<f64, 4>", "ld.global.nc.v2"),
+    ] {
+        let (_, _, ptx) = library
+            .iter()
+            .find(|(k, _, _)| k.replace(' ', "") == name.replace(' ', ""))
+            .unwrap_or_else(|| panic!("no library kernel {name}"));
+        assert!(
+            count(ptx, want) >= 2,
+            "{name}: fewer than two `{want}` in\n{ptx}"
+        );
+    }
 }

@@ -286,6 +286,125 @@ histogram_tests!(histogram_i8: i8, histogram_i16: i16, histogram_i32: i32,
     histogram_i64: i64, histogram_isize: isize, histogram_u64: u64, histogram_u8: u8, histogram_u16: u16, histogram_u32: u32,
     histogram_usize: usize, histogram_f32: f32, histogram_f64: f64);
 
+/// Lengths for the 16-byte vector kernels: 0, 1, shorter than one vector, around one and two,
+/// a block's worth of vectors and past it, and a random longer one.
+fn vector_lengths(r: &mut fastrand::Rng) -> Vec<usize> {
+    vec![
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        13,
+        1023,
+        1025,
+        4099,
+        70_001,
+        100_000 + r.usize(..50_000),
+    ]
+}
+
+/// Sums, minima and maxima of views starting at every element of a 16-byte vector (0 to 4
+/// elements in), of `vector_lengths`, on fresh random data: the vector kernels' head and
+/// tail, and the element kernels where a view holds no vector.
+fn check_vector_starts<T: Elem>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in vector_lengths(&mut r) {
+            let host: Vec<T> = (0..n + 4).map(|_| T::random(&mut r)).collect();
+            let buf = stream.to_device(&host)?;
+            for skip in 0..=4 {
+                let what = format!(
+                    "{} {} n={n} at {skip}",
+                    dev.name(),
+                    std::any::type_name::<T>()
+                );
+                let x = &host[skip..skip + n];
+                let view = buf.slice(skip..skip + n);
+                let want = x.iter().fold(T::ZERO, |a, &b| a.wadd(b));
+                let got = algorithms::sum(&stream, &view)?;
+                assert!(got.close(want, n), "{what}: sum {got:?} vs {want:?}");
+                let want_min = x.iter().copied().reduce(|a, b| if b < a { b } else { a });
+                let want_max = x.iter().copied().reduce(|a, b| if b > a { b } else { a });
+                assert_eq!(algorithms::min(&stream, &view)?, want_min, "{what}: min");
+                assert_eq!(algorithms::max(&stream, &view)?, want_max, "{what}: max");
+            }
+        }
+    }
+    Ok(())
+}
+
+macro_rules! vector_start_tests {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            check_vector_starts::<$t>()
+        }
+    )*};
+}
+vector_start_tests!(reduce_starts_i32: i32, reduce_starts_u32: u32, reduce_starts_f32: f32,
+    reduce_starts_i64: i64, reduce_starts_u64: u64, reduce_starts_f64: f64);
+
+/// Histograms of views starting at every element of a 16-byte vector, of `vector_lengths`,
+/// into 256 bins (counted in shared memory) and 5000 (in global memory), on fresh random
+/// values around the range (NaNs and both ends among them).
+fn check_histogram_starts<T: Binned>() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut r = fastrand::Rng::new();
+        for n in vector_lengths(&mut r) {
+            let (lower, upper, vals) = T::setup(&mut r);
+            let host: Vec<T> = (0..n + 4).map(|_| vals[r.usize(..vals.len())]).collect();
+            let buf = stream.to_device(&host)?;
+            for bins in [256usize, 5000] {
+                for skip in 0..=4 {
+                    let mut want = vec![0u32; bins];
+                    for &v in &host[skip..skip + n] {
+                        if let Some(b) = T::bin(v, lower, upper, bins) {
+                            want[b] += 1;
+                        }
+                    }
+                    let mut got = stream.to_device(&vec![9u32; bins])?;
+                    algorithms::histogram(
+                        &stream,
+                        &buf.slice(skip..skip + n),
+                        lower,
+                        upper,
+                        &mut got,
+                    )?;
+                    assert!(
+                        stream.to_host(&got)? == want,
+                        "{}: {bins} bins over {lower}..{upper} of {} n={n} at {skip}",
+                        dev.name(),
+                        std::any::type_name::<T>()
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn histogram_starts_f32() -> cuprum::Result<()> {
+    check_histogram_starts::<f32>()
+}
+
+#[test]
+fn histogram_starts_f64() -> cuprum::Result<()> {
+    check_histogram_starts::<f64>()
+}
+
+#[test]
+fn histogram_starts_u32() -> cuprum::Result<()> {
+    check_histogram_starts::<u32>()
+}
+
 #[test]
 fn histogram_refuses_bad_ranges() -> cuprum::Result<()> {
     let dev = cuprum_testkit::device()?;

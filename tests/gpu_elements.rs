@@ -2,6 +2,7 @@
 //! the launch's alignment check of 16-byte elements.
 
 use cuprum::prelude::*;
+use cuprum::{DeviceView, DeviceViewMut};
 use cuprum_testkit::device;
 
 #[path = "kernels/elements.rs"]
@@ -362,5 +363,159 @@ fn atomics_on_fields_and_lanes_of_elements() -> cuprum::Result<()> {
     }
     assert_eq!(stream.to_host(&bins)?, want);
     assert_eq!(stream.to_host(&lanes)?, want_lanes);
+    Ok(())
+}
+
+/// A kernel that joins `as_vectors`' three parts into `out` (`join_parts`).
+type Join<'f, T, const N: usize> = &'f dyn Fn(
+    &Stream,
+    &mut DeviceBuffer<T>,
+    &DeviceView<'_, T>,
+    &DeviceView<'_, [T; N]>,
+    &DeviceView<'_, T>,
+) -> cuprum::Result<()>;
+
+/// A kernel that adds `d` to every element of `as_vectors_mut`'s three parts (`bump_parts`).
+type Bump<'f, T, const N: usize> = &'f dyn Fn(
+    &Stream,
+    &mut DeviceViewMut<'_, T>,
+    &mut DeviceViewMut<'_, [T; N]>,
+    &mut DeviceViewMut<'_, T>,
+    T,
+) -> cuprum::Result<()>;
+
+/// `as_vectors` and `as_vectors_mut` on views starting at every offset within a vector, of
+/// lengths 0, 1, around the vector size and longer, on fresh random data: the three parts
+/// hold every element once, in order (`join` puts them back together, reading the middle
+/// part in 16-byte loads; an empty middle part is launched as it is), the head reaches the
+/// first 16-byte boundary and the head and tail are shorter than a vector; `bump` writes
+/// every element of a writable view's parts, and nothing around the view.
+fn check_vector_parts<T, const N: usize>(
+    random: impl Fn(&mut fastrand::Rng) -> T,
+    join: Join<'_, T, N>,
+    bump: Bump<'_, T, N>,
+    d: T,
+    add: impl Fn(T, T) -> T,
+) -> cuprum::Result<()>
+where
+    T: cuprum::VectorLanes<N> + cudarc::driver::ValidAsZeroBits + PartialEq + std::fmt::Debug,
+{
+    let stream = device()?.default_stream();
+    let mut r = fastrand::Rng::new();
+    let long = 70_000 + r.usize(..N * 8);
+    for len in [
+        0,
+        1,
+        2,
+        3,
+        N - 1,
+        N,
+        N + 1,
+        2 * N + 1,
+        3 * N + 2,
+        1000,
+        long,
+    ] {
+        let host: Vec<T> = (0..len + N).map(|_| random(&mut r)).collect();
+        let buf = stream.to_device(&host)?;
+        for skip in 0..=N {
+            let view = buf.slice(skip..skip + len);
+            let (head, v, tail) = view.as_vectors::<N>();
+            let what = format!("{} len {len} at {skip}", std::any::type_name::<T>());
+            assert_eq!(head.len(), ((N - skip % N) % N).min(len), "{what}: head");
+            assert_eq!(head.len() + N * v.len() + tail.len(), len, "{what}");
+            assert!(tail.len() < N, "{what}: tail {}", tail.len());
+            let poison = random(&mut r);
+            let mut out = stream.to_device(&vec![poison; len.max(1)])?;
+            join(&stream, &mut out, &head, &v, &tail)?;
+            let got = stream.to_host(&out)?;
+            assert_eq!(&got[..len], &host[skip..skip + len], "{what}");
+            // The middle part copies to the host as vectors, too.
+            let lanes: Vec<T> = stream.to_host(&v)?.into_iter().flatten().collect();
+            assert_eq!(lanes, host[skip + head.len()..][..N * v.len()], "{what}");
+
+            // Writable parts of a view of a copy: every element of the view changes by `d`,
+            // nothing else does.
+            let mut copy = stream.to_device(&host)?;
+            let mut mv = copy.slice_mut(skip..skip + len);
+            let (mut h, mut m, mut t) = mv.as_vectors_mut::<N>();
+            assert_eq!(
+                (h.len(), m.len(), t.len()),
+                (head.len(), v.len(), tail.len())
+            );
+            bump(&stream, &mut h, &mut m, &mut t, d)?;
+            let got = stream.to_host(&copy)?;
+            for (i, (&g, &x)) in got.iter().zip(&host).enumerate() {
+                let want = if (skip..skip + len).contains(&i) {
+                    add(x, d)
+                } else {
+                    x
+                };
+                assert_eq!(g, want, "{what}: element {i} after bump");
+            }
+        }
+        // A whole buffer starts at a boundary, writable or not.
+        assert_eq!(buf.as_vectors::<N>().0.len(), 0);
+        let mut copy = stream.to_device(&host)?;
+        let (h, m, t) = copy.as_vectors_mut::<N>();
+        assert_eq!(
+            (h.len(), m.len(), t.len()),
+            (0, (len + N) / N, (len + N) % N)
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn vector_views_of_scalar_buffers() -> cuprum::Result<()> {
+    fn grid(n: usize) -> u32 {
+        (n.max(1) as u32).div_ceil(256)
+    }
+    check_vector_parts::<u32, 4>(
+        |r| r.u32(..1 << 31),
+        &|stream, out, head, v, tail| {
+            let n = head.len().max(v.len()).max(tail.len());
+            launch!(join_parts4::<u32><<<grid(n), 256, stream>>>(out, head, v, tail))
+        },
+        &|stream, head, v, tail, d| {
+            let n = head.len().max(v.len()).max(tail.len());
+            launch!(bump_parts4::<u32><<<grid(n), 256, stream>>>(head, v, tail, d))
+        },
+        7,
+        |x, d| x + d,
+    )?;
+    check_vector_parts::<f64, 2>(
+        |r| r.f64() - 0.5,
+        &|stream, out, head, v, tail| {
+            let n = head.len().max(v.len()).max(tail.len());
+            launch!(join_parts2::<f64><<<grid(n), 256, stream>>>(out, head, v, tail))
+        },
+        &|stream, head, v, tail, d| {
+            let n = head.len().max(v.len()).max(tail.len());
+            launch!(bump_parts2::<f64><<<grid(n), 256, stream>>>(head, v, tail, d))
+        },
+        0.25,
+        |x, d| x + d,
+    )
+}
+
+/// An empty middle part of a view that starts off a 16-byte boundary (the gap the first
+/// version of `as_vectors` had: it kept the view's unaligned address, which launches refuse)
+/// is launched like any other, on its own and beside a non-empty one.
+#[test]
+fn empty_vector_parts_launch_at_any_start() -> cuprum::Result<()> {
+    let stream = device()?.default_stream();
+    let buf = stream.to_device(&[3u32, 1, 4, 1, 5, 9, 2, 6])?;
+    for (skip, len) in [(1, 0), (1, 1), (1, 2), (2, 1), (3, 0), (5, 2), (1, 3)] {
+        let view = buf.slice(skip..skip + len);
+        let (head, v, tail) = view.as_vectors::<4>();
+        assert!(v.is_empty(), "{skip} {len}");
+        let mut out = stream.alloc_zeros::<u32>(len.max(1))?;
+        launch!(join_parts4::<u32><<<1, 32, stream>>>(&mut out, &head, &v, &tail))?;
+        assert_eq!(
+            stream.to_host(&out)?[..len],
+            [3, 1, 4, 1, 5, 9, 2, 6][skip..skip + len]
+        );
+    }
     Ok(())
 }

@@ -19,6 +19,7 @@ use crate::device_copy::DeviceEnum;
 use crate::element::Element;
 use crate::error::{DriverContext, Error, Result};
 use crate::order::Uses;
+use crate::vectors::VectorLanes;
 
 /// An array of `T` in device memory, owned. Freed when dropped (asynchronously, after the
 /// work already queued on it on any stream, or by a graph).
@@ -997,5 +998,373 @@ impl<'a, T: Element> DeviceViewMut<'a, T> {
             memory: self.memory,
             offset: self.offset,
         }
+    }
+}
+
+/// Where [`DeviceBuffer::as_vectors`] splits GPU memory: `(head, vectors)` for `len`
+/// elements from index `offset` of an allocation at address `base`. The vectors start at the
+/// first element whose index is a multiple of `N`, which lies at a 16-byte boundary because
+/// the base does (`N` elements fill 16 bytes); a base that does not (foreign memory) gives no
+/// vectors.
+fn gpu_split<const N: usize>(base: u64, offset: usize, len: usize) -> (usize, usize) {
+    if !base.is_multiple_of(16) {
+        return (len, 0);
+    }
+    let head = ((N - offset % N) % N).min(len);
+    (head, (len - head) / N)
+}
+
+/// The middle part's place in GPU memory: its first vector's index in the allocation, and the
+/// allocation. A part with vectors starts where [`gpu_split`] put it (`offset + head`, a
+/// multiple of `N`). An empty one is never read, but its address must still have the
+/// alignment kernels assume for 16-byte elements: the last 16-byte boundary at or before the
+/// view's end (`offset + head` rounded down), or, in memory whose base is at no boundary, no
+/// address (0, as a view of no allocation has).
+fn gpu_middle<const N: usize>(
+    memory: Option<&dyn Held>,
+    offset: usize,
+    head: usize,
+    vectors: usize,
+) -> (Option<&dyn Held>, usize) {
+    let first = offset + head;
+    match memory {
+        Some(m) if vectors > 0 => {
+            assert!(first.is_multiple_of(N), "a vector part starts at a vector");
+            (Some(m), first / N)
+        }
+        Some(m) if m.base().is_multiple_of(16) => (Some(m), first / N),
+        _ => (None, 0),
+    }
+}
+
+/// Where [`DeviceBuffer::as_vectors`] splits simulator memory: `(head, vectors)` for `len`
+/// elements from address `addr` (the real address: a view may start anywhere).
+fn sim_split<T, const N: usize>(addr: usize, len: usize) -> (usize, usize) {
+    crate::vectors::split(addr as u64, len, std::mem::size_of::<T>(), N)
+}
+
+/// `N` elements of `T` fill exactly one 16-byte vector: checked when `as_vectors` is
+/// instantiated (`VectorLanes` promises it; this proves it for each instance).
+const fn vector_of<T, const N: usize>() -> usize {
+    assert!(std::mem::size_of::<[T; N]>() == 16 && std::mem::align_of::<[T; N]>() <= 16);
+    16
+}
+
+/// The three parts of `raw` that [`DeviceBuffer::as_vectors`] returns.
+pub(crate) fn vector_parts<'a, T: VectorLanes<N>, const N: usize>(
+    raw: RawView<'a, T>,
+) -> (DeviceView<'a, T>, DeviceView<'a, [T; N]>, DeviceView<'a, T>) {
+    let bytes = const { vector_of::<T, N>() };
+    let size = std::mem::size_of::<T>();
+    let len = raw.repr.len();
+    let (head, vectors, first, middle, last, middle_at) = match raw.repr {
+        Repr::Gpu(v) => {
+            let base = raw.memory.map_or(0, |m| m.base());
+            let (head, vectors) = gpu_split::<N>(base, raw.offset, len);
+            let tail = head + vectors * N;
+            let body = v.slice(head..tail);
+            // SAFETY: `body` is `vectors * N` elements, the same bytes as `vectors` arrays
+            // (`vector_of`); every bit pattern of `[T; N]` is a value (`VectorLanes` is for
+            // such scalars only).
+            let middle = unsafe { body.transmute::<[T; N]>(vectors) }.expect("N elements each");
+            let at = gpu_middle::<N>(raw.memory, raw.offset, head, vectors);
+            let parts = (v.slice(..head), middle, v.slice(tail..));
+            (
+                head,
+                vectors,
+                Repr::Gpu(parts.0),
+                Repr::Gpu(parts.1),
+                Repr::Gpu(parts.2),
+                at,
+            )
+        }
+        Repr::Sim(v, _) => {
+            let (head, vectors) = sim_split::<T, N>(v.addr(), len);
+            let tail = head + vectors * N;
+            // SAFETY: each part lies within the view's memory, and holds values of its type
+            // (as above); an empty middle part is at no memory.
+            let parts = unsafe {
+                let middle = if vectors > 0 {
+                    v.reinterpret::<[T; N]>(head * size, vectors)
+                } else {
+                    SimSlice::dangling()
+                };
+                (
+                    v.reinterpret::<T>(0, head),
+                    middle,
+                    v.reinterpret::<T>(tail * size, len - tail),
+                )
+            };
+            assert!(
+                parts.1.addr().is_multiple_of(bytes),
+                "vectors at a 16-byte boundary"
+            );
+            let parts = (
+                Repr::Sim(parts.0, PhantomData),
+                Repr::Sim(parts.1, PhantomData),
+                Repr::Sim(parts.2, PhantomData),
+            );
+            (head, vectors, parts.0, parts.1, parts.2, (None, 0))
+        }
+    };
+    let tail = head + vectors * N;
+    let middle = DeviceView {
+        repr: middle,
+        device: raw.device,
+        memory: middle_at.0,
+        offset: middle_at.1,
+    };
+    debug_assert!(middle.memory.is_none() || middle.__view().kernel_ptr().is_multiple_of(16));
+    (
+        DeviceView {
+            repr: first,
+            device: raw.device,
+            memory: raw.memory,
+            offset: raw.offset,
+        },
+        middle,
+        DeviceView {
+            repr: last,
+            device: raw.device,
+            memory: raw.memory,
+            offset: raw.offset + tail,
+        },
+    )
+}
+
+/// The three parts of `raw` that [`DeviceBuffer::as_vectors_mut`] returns (see
+/// [`vector_parts`]), each writable: they are disjoint.
+pub(crate) fn vector_parts_mut<'a, T: VectorLanes<N>, const N: usize>(
+    raw: RawViewMut<'a, T>,
+) -> (
+    DeviceViewMut<'a, T>,
+    DeviceViewMut<'a, [T; N]>,
+    DeviceViewMut<'a, T>,
+) {
+    let bytes = const { vector_of::<T, N>() };
+    let size = std::mem::size_of::<T>();
+    let len = raw.repr.len();
+    let (head, vectors, first, middle, last, middle_at) = match raw.repr {
+        ReprMut::Gpu(mut v) => {
+            let base = raw.memory.map_or(0, |m| m.base());
+            let (head, vectors) = gpu_split::<N>(base, raw.offset, len);
+            let (first, rest) = v.split_at_mut(head);
+            // SAFETY: cudarc ties a split's parts to the borrow of the view split, a local
+            // here; they are disjoint parts of memory that `v` borrows exclusively for `'a`,
+            // and hold references (the allocation's stream and events) that live for `'a`.
+            let mut rest: CudaViewMut<'a, T> = unsafe { detach(rest) };
+            let (mut body, last) = rest.split_at_mut(vectors * N);
+            // SAFETY: as above; `body` is `vectors * N` elements, the same bytes as `vectors`
+            // arrays (`vector_of`), every bit pattern of `[T; N]` is a value and of `T` too
+            // (what the middle part's writes leave is read back as `T`).
+            let middle = unsafe { body.transmute_mut::<[T; N]>(vectors) }.expect("N elements each");
+            // SAFETY: as above.
+            let parts = unsafe { (detach(first), detach(middle), detach(last)) };
+            let at = gpu_middle::<N>(raw.memory, raw.offset, head, vectors);
+            (
+                head,
+                vectors,
+                ReprMut::Gpu(parts.0),
+                ReprMut::Gpu(parts.1),
+                ReprMut::Gpu(parts.2),
+                at,
+            )
+        }
+        ReprMut::Sim(v, _) => {
+            let (head, vectors) = sim_split::<T, N>(v.as_slice().addr(), len);
+            let tail = head + vectors * N;
+            // SAFETY: each part lies within the view's memory, the parts are disjoint, and
+            // every bit pattern written through one is a value of `T` (as above); an empty
+            // middle part is at no memory.
+            let parts = unsafe {
+                let middle = if vectors > 0 {
+                    v.reinterpret::<[T; N]>(head * size, vectors)
+                } else {
+                    SimSliceMut::dangling()
+                };
+                (
+                    v.reinterpret::<T>(0, head),
+                    middle,
+                    v.reinterpret::<T>(tail * size, len - tail),
+                )
+            };
+            assert!(
+                parts.1.as_slice().addr().is_multiple_of(bytes),
+                "vectors at a 16-byte boundary"
+            );
+            (
+                head,
+                vectors,
+                ReprMut::Sim(parts.0, PhantomData),
+                ReprMut::Sim(parts.1, PhantomData),
+                ReprMut::Sim(parts.2, PhantomData),
+                (None, 0),
+            )
+        }
+    };
+    let tail = head + vectors * N;
+    (
+        DeviceViewMut {
+            repr: first,
+            device: raw.device,
+            memory: raw.memory,
+            offset: raw.offset,
+        },
+        DeviceViewMut {
+            repr: middle,
+            device: raw.device,
+            memory: middle_at.0,
+            offset: middle_at.1,
+        },
+        DeviceViewMut {
+            repr: last,
+            device: raw.device,
+            memory: raw.memory,
+            offset: raw.offset + tail,
+        },
+    )
+}
+
+/// A cudarc view with the lifetime `'a` of the memory it is part of.
+///
+/// # Safety
+/// The view is part of memory borrowed (exclusively, for a mutable view) for `'a`, and no
+/// other live view overlaps it.
+unsafe fn detach<'a, U>(v: CudaViewMut<'_, U>) -> CudaViewMut<'a, U> {
+    let v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: the types differ in their lifetime only (the same layout), `v` is not used
+    // again, and the caller promises that the memory stays borrowed for `'a`.
+    unsafe { std::ptr::read((&*v as *const CudaViewMut<'_, U>).cast::<CudaViewMut<'a, U>>()) }
+}
+
+macro_rules! as_vectors {
+    ($($ty:ident),*) => {$(
+        impl<T: Element> $ty<'_, T> {
+            /// The elements as 16-byte vectors where they can be: `(head, vectors, tail)`,
+            /// where `head` holds the elements before the first 16-byte boundary (at most
+            /// `N - 1`, none for a view starting at a multiple of `N`), `vectors` the next
+            /// elements in groups of `N` (a view of `[T; N]`, which a kernel's `&[[T; N]]`
+            /// parameter takes and reads in 128-bit accesses), and `tail` the rest (at most
+            /// `N - 1`). Any length and start works, 0 included; a view too short to reach a
+            /// boundary has no vectors. See [`DeviceBuffer::as_vectors`].
+            pub fn as_vectors<const N: usize>(
+                &self,
+            ) -> (DeviceView<'_, T>, DeviceView<'_, [T; N]>, DeviceView<'_, T>)
+            where
+                T: VectorLanes<N>,
+            {
+                vector_parts(self.__view())
+            }
+        }
+    )*};
+}
+as_vectors!(DeviceView, DeviceViewMut);
+
+impl<T: Element> DeviceViewMut<'_, T> {
+    /// [`as_vectors`](Self::as_vectors), writable: three disjoint writable views, the middle
+    /// one of `[T; N]` for a kernel's `&mut [[T; N]]` parameter (written in 128-bit stores).
+    /// See [`DeviceBuffer::as_vectors_mut`].
+    pub fn as_vectors_mut<const N: usize>(
+        &mut self,
+    ) -> (
+        DeviceViewMut<'_, T>,
+        DeviceViewMut<'_, [T; N]>,
+        DeviceViewMut<'_, T>,
+    )
+    where
+        T: VectorLanes<N>,
+    {
+        vector_parts_mut(self.__view_mut())
+    }
+}
+
+impl<T: Element> DeviceBuffer<T> {
+    /// The elements as 16-byte vectors where they can be: `(head, vectors, tail)`, as
+    /// `slice::as_simd` splits a slice. `vectors` is a view of `[T; N]` (`N` lanes of 16
+    /// bytes: 4 for `i32`, `u32` and `f32`, 2 for the 8-byte scalars) starting at the first
+    /// 16-byte boundary, which a kernel's `&[[T; N]]` parameter takes and reads in 128-bit
+    /// accesses (`ld.global.nc.v4.u32`); `head` holds the elements before that boundary and
+    /// `tail` those after the last whole vector, each fewer than `N`. Every element is in
+    /// exactly one part, in order. A buffer starts at a boundary (its head is empty), and so
+    /// does a view whose start is a multiple of `N`. Any length and start works, 0
+    /// included: memory too short to reach a boundary (or foreign memory not at one) has no
+    /// vectors, and an empty `vectors` still has an address that launches accept.
+    ///
+    /// ```
+    /// use cuprum::prelude::*;
+    ///
+    /// /// The sum of each vector's lanes, one vector per thread.
+    /// #[kernel]
+    /// pub fn lane_sums(out: &mut [u32], v: &[[u32; 4]]) {
+    ///     let i = gpu::global_id_x();
+    ///     if i < v.len() {
+    ///         let x = v[i];
+    ///         out[i] = x[0] + x[1] + x[2] + x[3];
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> cuprum::Result<()> {
+    /// let stream = Device::simulator().default_stream();
+    /// let x = stream.to_device(&(0..11).collect::<Vec<u32>>())?;
+    /// let (head, vectors, tail) = x.as_vectors::<4>();
+    /// assert_eq!((head.len(), vectors.len(), tail.len()), (0, 2, 3));
+    /// let view = x.slice(1..);
+    /// let (head, vectors, tail) = view.as_vectors::<4>();
+    /// assert_eq!((head.len(), vectors.len(), tail.len()), (3, 1, 3));
+    /// assert_eq!(stream.to_host(&vectors)?, [[4, 5, 6, 7]]);
+    /// let mut sums = stream.alloc_zeros::<u32>(1)?;
+    /// launch!(lane_sums<<<1, 32, stream>>>(&mut sums, &vectors))?;
+    /// assert_eq!(stream.to_host(&sums)?, [22]);
+    /// # Ok(()) }
+    /// ```
+    pub fn as_vectors<const N: usize>(
+        &self,
+    ) -> (DeviceView<'_, T>, DeviceView<'_, [T; N]>, DeviceView<'_, T>)
+    where
+        T: VectorLanes<N>,
+    {
+        vector_parts(self.__view())
+    }
+
+    /// [`as_vectors`](Self::as_vectors), writable: `(head, vectors, tail)` as three
+    /// disjoint writable views, `vectors` of `[T; N]` for a kernel's `&mut [[T; N]]`
+    /// parameter, which writes it in 128-bit stores (`st.global.v4.u32`). Every bit pattern
+    /// of `[T; N]` is one of `N` values of `T`, so whatever a kernel writes there reads back
+    /// as elements of the buffer.
+    ///
+    /// ```
+    /// use cuprum::prelude::*;
+    ///
+    /// /// Doubles every lane, one vector per thread.
+    /// #[kernel]
+    /// pub fn double(v: &mut [[f32; 4]]) {
+    ///     let i = gpu::global_id_x();
+    ///     if i < v.len() {
+    ///         let x = v[i];
+    ///         v[i] = [2.0 * x[0], 2.0 * x[1], 2.0 * x[2], 2.0 * x[3]];
+    ///     }
+    /// }
+    ///
+    /// # fn main() -> cuprum::Result<()> {
+    /// let stream = Device::simulator().default_stream();
+    /// let mut x = stream.to_device(&[1.0f32; 10])?;
+    /// let mut view = x.slice_mut(1..);
+    /// let (head, mut vectors, tail) = view.as_vectors_mut::<4>();
+    /// assert_eq!((head.len(), vectors.len(), tail.len()), (3, 1, 2));
+    /// launch!(double<<<1, 32, stream>>>(&mut vectors))?;
+    /// assert_eq!(stream.to_host(&x)?, [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn as_vectors_mut<const N: usize>(
+        &mut self,
+    ) -> (
+        DeviceViewMut<'_, T>,
+        DeviceViewMut<'_, [T; N]>,
+        DeviceViewMut<'_, T>,
+    )
+    where
+        T: VectorLanes<N>,
+    {
+        vector_parts_mut(self.__view_mut())
     }
 }

@@ -63,6 +63,7 @@ mod panic_record;
 mod registry;
 mod stream;
 mod validate;
+mod vectors;
 
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, DeviceView, DeviceViewMut};
 pub use config::{IntoDim3, LaunchConfig};
@@ -77,6 +78,7 @@ pub use graph::Graph;
 pub use host_memory::{HostMemory, PinnedBuffer};
 pub use registry::KernelInfo;
 pub use stream::{Event, Stream};
+pub use vectors::VectorLanes;
 
 /// The names most programs need: `use cuprum::prelude::*;`.
 pub mod prelude {

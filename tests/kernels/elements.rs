@@ -263,3 +263,77 @@ pub fn field_atomics(xs: &[u32], bins: &mut [Probe], lanes: &mut [[u32; 4]]) {
         gpu::atomic_max(&mut lanes[b % lanes.len()][(x % 4) as usize], x);
     }
 }
+
+/// Copies the three parts of `DeviceBuffer::as_vectors` back into one slice, in order: the
+/// head's elements, each vector's lanes (read in one 16-byte access), the tail's elements.
+#[kernel(instances(u32))]
+pub fn join_parts4<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 4]], tail: &[T]) {
+    let i = gpu::global_id_x();
+    let body = head.len();
+    let rest = body + 4 * v.len();
+    if i < head.len() {
+        out[i] = head[i];
+    }
+    if i < v.len() {
+        let x = v[i];
+        for k in 0..4 {
+            out[body + 4 * i + k] = x[k];
+        }
+    }
+    if i < tail.len() {
+        out[rest + i] = tail[i];
+    }
+}
+
+/// `join_parts4` for 8-byte scalars, two lanes a vector.
+#[kernel(instances(f64))]
+pub fn join_parts2<T: gpu::Num>(out: &mut [T], head: &[T], v: &[[T; 2]], tail: &[T]) {
+    let i = gpu::global_id_x();
+    let body = head.len();
+    let rest = body + 2 * v.len();
+    if i < head.len() {
+        out[i] = head[i];
+    }
+    if i < v.len() {
+        let x = v[i];
+        for k in 0..2 {
+            out[body + 2 * i + k] = x[k];
+        }
+    }
+    if i < tail.len() {
+        out[rest + i] = tail[i];
+    }
+}
+
+/// Adds `d` to every element of the three writable parts of `DeviceBuffer::as_vectors_mut`:
+/// each vector read and written back in one 16-byte access each.
+#[kernel(instances(u32))]
+pub fn bump_parts4<T: gpu::Num>(head: &mut [T], v: &mut [[T; 4]], tail: &mut [T], d: T) {
+    let i = gpu::global_id_x();
+    if i < head.len() {
+        head[i] = head[i] + d;
+    }
+    if i < v.len() {
+        let x = v[i];
+        v[i] = [x[0] + d, x[1] + d, x[2] + d, x[3] + d];
+    }
+    if i < tail.len() {
+        tail[i] = tail[i] + d;
+    }
+}
+
+/// `bump_parts4` for 8-byte scalars, two lanes a vector.
+#[kernel(instances(f64))]
+pub fn bump_parts2<T: gpu::Num>(head: &mut [T], v: &mut [[T; 2]], tail: &mut [T], d: T) {
+    let i = gpu::global_id_x();
+    if i < head.len() {
+        head[i] = head[i] + d;
+    }
+    if i < v.len() {
+        let x = v[i];
+        v[i] = [x[0] + d, x[1] + d];
+    }
+    if i < tail.len() {
+        tail[i] = tail[i] + d;
+    }
+}

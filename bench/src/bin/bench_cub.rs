@@ -5,9 +5,13 @@
 //! alternating), CUDA events after the harness's guard kernel, medians. Each pair of results
 //! is compared before timing. Prints a table; `vs CUB` is Cuprum's throughput over CUB's.
 //!
-//! `bench_cub [ROUNDS] [LOG2_N]` (defaults 20 and 28). Run on a GPU host from the repository
-//! root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each, for a profiler;
-//! `bench_cub ptx DIR` writes the block-primitive kernels' PTX into `DIR`.
+//! `bench_cub [ROUNDS] [LOG2_N] [ONLY]` (defaults 20, 28 and every algorithm; `ONLY` is a
+//! comma-separated list of `sum`, `scan`, `sort`, `histogram`, `block`). Run on a GPU host from
+//! the repository root. `bench_cub parts [LOG2_N]` runs the sorts and the histogram once each,
+//! for a profiler; `bench_cub ptx DIR` writes the block-primitive kernels' PTX into `DIR`.
+//! `CUPRUM_CUB_LIB=path` loads CUB's side from a library built before
+//! (`nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o path bench/cuda/cub/cub_bench.cu`, with
+//! `-DCUB_BENCH_SUM_HISTOGRAM_ONLY` for `sum,histogram` alone, in seconds) instead of building it.
 
 #[path = "../nvcc.rs"]
 mod nvcc;
@@ -63,6 +67,9 @@ struct Cub {
 }
 
 fn build_cub(arch: &str) -> Result<Cub, String> {
+    if let Some(so) = std::env::var_os("CUPRUM_CUB_LIB") {
+        return load_cub(std::path::Path::new(&so));
+    }
     let dir = std::env::temp_dir().join(format!("cuprum-bench-cub-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let cu = dir.join("cub_bench.cu");
@@ -87,9 +94,14 @@ fn build_cub(arch: &str) -> Result<Cub, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    // SAFETY: the library is ours, built just now; its functions have the types below.
+    load_cub(&so)
+}
+
+/// Loads CUB's side from the library `so`, built from `cub_bench.cu`.
+fn load_cub(so: &std::path::Path) -> Result<Cub, String> {
+    // SAFETY: the library is ours, built from `cub_bench.cu`; its functions have the types below.
     unsafe {
-        let lib = libloading::Library::new(&so).map_err(|e| e.to_string())?;
+        let lib = libloading::Library::new(so).map_err(|e| e.to_string())?;
         macro_rules! get {
             ($name:literal) => {
                 *lib.get($name).map_err(|e| e.to_string())?
@@ -219,7 +231,8 @@ impl BlockCase<'_> {
     }
 }
 
-fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
+fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
+    let wanted = |what: &str| only.is_empty() || only.split(',').any(|w| w == what);
     let dev = Device::gpu(0)?;
     let (major, minor) = dev.compute_capability();
     let arch = format!("sm_{major}{minor}");
@@ -240,195 +253,269 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<Vec<Line>> {
     let host = std::cell::Cell::new(0i32);
     let want = xi.iter().fold(0i32, |a, &b| a.wrapping_add(b));
     let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
-    cub_sum()?;
-    if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
-        return Err(mismatch("sum"));
+    if wanted("sum") {
+        cub_sum()?;
+        // 16-byte vectors in one wave (the default), then (`x` rows) in 8 blocks per
+        // multiprocessor and element by element.
+        for (vectors, one_wave) in [(true, true), (true, false), (false, true)] {
+            algorithms::__reduce_with_vectors(vectors);
+            algorithms::__reduce_one_wave(one_wave);
+            if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
+                return Err(mismatch("sum"));
+            }
+            let mut ours = || algorithms::sum(&stream, &dxi).map(|_| ());
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut || Ok(()),
+                &mut ours,
+                &mut cub_sum,
+            )?;
+            lines.push(Line {
+                name: match (vectors, one_wave) {
+                    (true, true) => "sum i32 (result on the host)",
+                    (true, false) => "x sum i32, 8 blocks per SM",
+                    _ => "x sum i32, element by element",
+                },
+                unit: "GB/s",
+                work: 4.0 * n as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
+        algorithms::__reduce_with_vectors(true);
+        algorithms::__reduce_one_wave(true);
+        // A view one element past a 16-byte boundary: a head of three elements, a tail of
+        // one (CUB reads the same elements, from the same address).
+        let view = dxi.slice(1..n);
+        let want1 = xi[1..].iter().fold(0i32, |a, &b| a.wrapping_add(b));
+        let pv = unsafe { view.device_ptr()? };
+        let mut cub_view = || {
+            cuda(
+                unsafe { (cub.sum)(pv, po, n - 1, host.as_ptr(), raw) },
+                "sum",
+            )
+        };
+        cub_view()?;
+        if algorithms::sum(&stream, &view)? != want1 || host.get() != want1 {
+            return Err(mismatch("sum of a view"));
+        }
+        let mut ours = || algorithms::sum(&stream, &view).map(|_| ());
+        let (a, b) = race(
+            &stream,
+            &guard,
+            rounds,
+            &mut || Ok(()),
+            &mut ours,
+            &mut cub_view,
+        )?;
+        lines.push(Line {
+            name: "x sum i32, view at element 1",
+            unit: "GB/s",
+            work: 4.0 * (n - 1) as f64,
+            ours: a,
+            theirs: b,
+        });
     }
-    let mut ours = || algorithms::sum(&stream, &dxi).map(|_| ());
-    let (a, b) = race(
-        &stream,
-        &guard,
-        rounds,
-        &mut || Ok(()),
-        &mut ours,
-        &mut cub_sum,
-    )?;
-    lines.push(Line {
-        name: "sum i32 (result on the host)",
-        unit: "GB/s",
-        work: 4.0 * n as f64,
-        ours: a,
-        theirs: b,
-    });
     drop(cub_out);
 
-    // Exclusive sum of u32.
-    let xu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
-    let dxu = stream.to_device(&xu)?;
-    let mut ours_y = stream.alloc_zeros::<u32>(n)?;
-    let cub_y = stream.alloc_zeros::<u32>(n)?;
-    let (pxu, py) = (ptr(&dxu)?, ptr(&cub_y)?);
-    let mut cub_scan = || {
-        cuda(
-            unsafe { (cub.exclusive_sum)(pxu, py, n, raw) },
-            "exclusive sum",
-        )
-    };
-    cub_scan()?;
-    algorithms::exclusive_sum(&stream, &dxu, &mut ours_y)?;
-    if stream.to_host(&ours_y)? != stream.to_host(&cub_y)? {
-        return Err(mismatch("exclusive sum"));
-    }
-    let mut ours = || algorithms::exclusive_sum(&stream, &dxu, &mut ours_y);
-    let (a, b) = race(
-        &stream,
-        &guard,
-        rounds,
-        &mut || Ok(()),
-        &mut ours,
-        &mut cub_scan,
-    )?;
-    lines.push(Line {
-        name: "exclusive sum u32",
-        unit: "GB/s",
-        work: 8.0 * n as f64,
-        ours: a,
-        theirs: b,
-    });
-
-    // Sort of u32 keys (Cuprum sorts in place: a fresh copy of the input before each run).
-    let mut work = stream.alloc_zeros::<u32>(n)?;
-    let cub_keys = stream.alloc_zeros::<u32>(n)?;
-    let pk = ptr(&cub_keys)?;
-    let mut cub_sort = || cuda(unsafe { (cub.sort_keys)(pxu, pk, n, raw) }, "sort keys");
-    cub_sort()?;
-    // Sort of (u32, u32) pairs: values are random too.
-    let vu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
-    let dvu = stream.to_device(&vu)?;
-    let mut wvals = stream.alloc_zeros::<u32>(n)?;
-    let cub_vals = stream.alloc_zeros::<u32>(n)?;
-    let (pv, pcv) = (ptr(&dvu)?, ptr(&cub_vals)?);
-    let mut cub_pairs = || {
-        cuda(
-            unsafe { (cub.sort_pairs)(pxu, pk, pv, pcv, n, raw) },
-            "sort pairs",
-        )
-    };
-    // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
-    // default), and onesweep's look-back (the `x` rows).
-    for lookback in [false, true] {
-        algorithms::__sort_with_lookback(lookback);
-        let (keys_name, pairs_name) = if lookback {
-            ("x sort u32 keys, look-back", "x sort pairs, look-back")
-        } else {
-            ("sort u32 keys", "sort (u32, u32) pairs")
-        };
-        stream.copy(&dxu, &mut work)?;
-        algorithms::sort(&stream, &mut work)?;
-        // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
-        let sorted = stream.to_host(&work)?;
-        if !sorted.windows(2).all(|w| w[0] <= w[1]) || sorted != stream.to_host(&cub_keys)? {
-            return Err(mismatch("sort"));
-        }
-        {
-            let work = std::cell::RefCell::new(&mut work);
-            let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
-            let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+    if wanted("scan") || wanted("sort") {
+        // Exclusive sum of u32.
+        let xu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+        let dxu = stream.to_device(&xu)?;
+        let pxu = ptr(&dxu)?;
+        let mut ours_y = stream.alloc_zeros::<u32>(n)?;
+        let cub_y = stream.alloc_zeros::<u32>(n)?;
+        let py = ptr(&cub_y)?;
+        if wanted("scan") {
+            let mut cub_scan = || {
+                cuda(
+                    unsafe { (cub.exclusive_sum)(pxu, py, n, raw) },
+                    "exclusive sum",
+                )
+            };
+            cub_scan()?;
+            algorithms::exclusive_sum(&stream, &dxu, &mut ours_y)?;
+            if stream.to_host(&ours_y)? != stream.to_host(&cub_y)? {
+                return Err(mismatch("exclusive sum"));
+            }
+            let mut ours = || algorithms::exclusive_sum(&stream, &dxu, &mut ours_y);
             let (a, b) = race(
                 &stream,
                 &guard,
                 rounds,
-                &mut prepare,
+                &mut || Ok(()),
                 &mut ours,
-                &mut cub_sort,
+                &mut cub_scan,
             )?;
             lines.push(Line {
-                name: keys_name,
-                unit: "Gkeys/s",
-                work: n as f64,
+                name: "exclusive sum u32",
+                unit: "GB/s",
+                work: 8.0 * n as f64,
                 ours: a,
                 theirs: b,
             });
         }
+        if wanted("sort") {
+            // Sort of u32 keys (Cuprum sorts in place: a fresh copy of the input before each run).
+            let mut work = stream.alloc_zeros::<u32>(n)?;
+            let cub_keys = stream.alloc_zeros::<u32>(n)?;
+            let pk = ptr(&cub_keys)?;
+            let mut cub_sort = || cuda(unsafe { (cub.sort_keys)(pxu, pk, n, raw) }, "sort keys");
+            cub_sort()?;
+            // Sort of (u32, u32) pairs: values are random too.
+            let vu: Vec<u32> = (0..n).map(|_| rng.u32(..)).collect();
+            let dvu = stream.to_device(&vu)?;
+            let mut wvals = stream.alloc_zeros::<u32>(n)?;
+            let cub_vals = stream.alloc_zeros::<u32>(n)?;
+            let (pv, pcv) = (ptr(&dvu)?, ptr(&cub_vals)?);
+            let mut cub_pairs = || {
+                cuda(
+                    unsafe { (cub.sort_pairs)(pxu, pk, pv, pcv, n, raw) },
+                    "sort pairs",
+                )
+            };
+            // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
+            // default), and onesweep's look-back (the `x` rows).
+            for lookback in [false, true] {
+                algorithms::__sort_with_lookback(lookback);
+                let (keys_name, pairs_name) = if lookback {
+                    ("x sort u32 keys, look-back", "x sort pairs, look-back")
+                } else {
+                    ("sort u32 keys", "sort (u32, u32) pairs")
+                };
+                stream.copy(&dxu, &mut work)?;
+                algorithms::sort(&stream, &mut work)?;
+                // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+                let sorted = stream.to_host(&work)?;
+                if !sorted.windows(2).all(|w| w[0] <= w[1])
+                    || sorted != stream.to_host(&cub_keys)?
+                {
+                    return Err(mismatch("sort"));
+                }
+                {
+                    let work = std::cell::RefCell::new(&mut work);
+                    let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
+                    let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+                    let (a, b) = race(
+                        &stream,
+                        &guard,
+                        rounds,
+                        &mut prepare,
+                        &mut ours,
+                        &mut cub_sort,
+                    )?;
+                    lines.push(Line {
+                        name: keys_name,
+                        unit: "Gkeys/s",
+                        work: n as f64,
+                        ours: a,
+                        theirs: b,
+                    });
+                }
 
-        cub_pairs()?;
-        stream.copy(&dxu, &mut work)?;
-        stream.copy(&dvu, &mut wvals)?;
-        algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
-        if stream.to_host(&work)? != stream.to_host(&cub_keys)?
-            || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
-        {
-            return Err(mismatch("sort pairs"));
-        }
-        {
-            let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
-            let mut prepare = || {
-                let mut b = bufs.borrow_mut();
-                stream.copy(&dxu, &mut *b.0)?;
-                stream.copy(&dvu, &mut *b.1)
-            };
-            let mut ours = || {
-                let mut b = bufs.borrow_mut();
-                let (k, v) = &mut *b;
-                algorithms::sort_pairs(&stream, &mut **k, &mut **v)
-            };
-            let (a, b) = race(
-                &stream,
-                &guard,
-                rounds,
-                &mut prepare,
-                &mut ours,
-                &mut cub_pairs,
-            )?;
-            lines.push(Line {
-                name: pairs_name,
-                unit: "Gpairs/s",
-                work: n as f64,
-                ours: a,
-                theirs: b,
-            });
+                cub_pairs()?;
+                stream.copy(&dxu, &mut work)?;
+                stream.copy(&dvu, &mut wvals)?;
+                algorithms::sort_pairs(&stream, &mut work, &mut wvals)?;
+                if stream.to_host(&work)? != stream.to_host(&cub_keys)?
+                    || stream.to_host(&wvals)? != stream.to_host(&cub_vals)?
+                {
+                    return Err(mismatch("sort pairs"));
+                }
+                {
+                    let bufs = std::cell::RefCell::new((&mut work, &mut wvals));
+                    let mut prepare = || {
+                        let mut b = bufs.borrow_mut();
+                        stream.copy(&dxu, &mut *b.0)?;
+                        stream.copy(&dvu, &mut *b.1)
+                    };
+                    let mut ours = || {
+                        let mut b = bufs.borrow_mut();
+                        let (k, v) = &mut *b;
+                        algorithms::sort_pairs(&stream, &mut **k, &mut **v)
+                    };
+                    let (a, b) = race(
+                        &stream,
+                        &guard,
+                        rounds,
+                        &mut prepare,
+                        &mut ours,
+                        &mut cub_pairs,
+                    )?;
+                    lines.push(Line {
+                        name: pairs_name,
+                        unit: "Gpairs/s",
+                        work: n as f64,
+                        ours: a,
+                        theirs: b,
+                    });
+                }
+            }
+            algorithms::__sort_with_lookback(false);
         }
     }
-    algorithms::__sort_with_lookback(false);
-    drop((work, wvals, cub_keys, cub_vals, dvu, ours_y, cub_y));
 
     // Histogram: 256 even bins of f32 in [0, 1) (a few values outside).
-    let xf: Vec<f32> = (0..n).map(|_| rng.f32() * 1.02 - 0.01).collect();
-    let dxf = stream.to_device(&xf)?;
-    let mut ours_h = stream.alloc_zeros::<u32>(256)?;
-    let cub_h = stream.alloc_zeros::<i32>(256)?;
-    let (pf, ph) = (ptr(&dxf)?, ptr(&cub_h)?);
-    let mut cub_hist = || {
-        cuda(
-            unsafe { (cub.histogram)(pf, ph, 256, 0.0, 1.0, n, raw) },
-            "histogram",
-        )
-    };
-    cub_hist()?;
-    algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h)?;
-    let (ho, hc) = (stream.to_host(&ours_h)?, stream.to_host(&cub_h)?);
-    if ho.iter().zip(&hc).any(|(&a, &b)| a as i64 != b as i64) {
-        return Err(mismatch("histogram"));
+    if wanted("histogram") {
+        let xf: Vec<f32> = (0..n).map(|_| rng.f32() * 1.02 - 0.01).collect();
+        let dxf = stream.to_device(&xf)?;
+        let mut ours_h = stream.alloc_zeros::<u32>(256)?;
+        let cub_h = stream.alloc_zeros::<i32>(256)?;
+        let ph = ptr(&cub_h)?;
+        // The whole input, then (`x` rows) the library's other kernel shapes and a view one
+        // element past a 16-byte boundary (CUB reads the same elements, from the same address).
+        // (Run 1 of 2026-12-02-histvec also measured shapes 1 to 3: 4 vectors per turn,
+        // element by element, element by element in 1024 blocks; all slower.)
+        let shapes: [(&'static str, u32, usize); 3] = [
+            ("histogram f32, 256 bins", 0, 0),
+            ("x histogram, one wave by occupancy", 4, 0),
+            ("x histogram, view at element 1", 0, 1),
+        ];
+        for (kernel, blocks) in algorithms::__vector_occupancy(&stream)? {
+            println!("occupancy: {kernel}: {blocks} blocks of 256 threads per multiprocessor");
+        }
+        for (name, shape, skip) in shapes {
+            algorithms::__histogram_shape(shape);
+            let view = dxf.slice(skip..);
+            let pf = unsafe { view.device_ptr()? };
+            let mut cub_hist = || {
+                cuda(
+                    unsafe { (cub.histogram)(pf, ph, 256, 0.0, 1.0, n - skip, raw) },
+                    "histogram",
+                )
+            };
+            cub_hist()?;
+            algorithms::histogram(&stream, &view, 0.0f32, 1.0, &mut ours_h)?;
+            let (ho, hc) = (stream.to_host(&ours_h)?, stream.to_host(&cub_h)?);
+            if ho.iter().zip(&hc).any(|(&a, &b)| a as i64 != b as i64) {
+                return Err(mismatch("histogram"));
+            }
+            let mut ours = || algorithms::histogram(&stream, &view, 0.0f32, 1.0, &mut ours_h);
+            let (a, b) = race(
+                &stream,
+                &guard,
+                rounds,
+                &mut || Ok(()),
+                &mut ours,
+                &mut cub_hist,
+            )?;
+            lines.push(Line {
+                name,
+                unit: "GB/s",
+                work: 4.0 * (n - skip) as f64,
+                ours: a,
+                theirs: b,
+            });
+        }
+        algorithms::__histogram_shape(0);
     }
-    let mut ours = || algorithms::histogram(&stream, &dxf, 0.0f32, 1.0, &mut ours_h);
-    let (a, b) = race(
-        &stream,
-        &guard,
-        rounds,
-        &mut || Ok(()),
-        &mut ours,
-        &mut cub_hist,
-    )?;
-    lines.push(Line {
-        name: "histogram f32, 256 bins",
-        unit: "GB/s",
-        work: 4.0 * n as f64,
-        ours: a,
-        theirs: b,
-    });
-    drop((dxf, ours_h, cub_h));
 
     // Block primitives inside one kernel, 8 blocks of 256 per SM.
+    if !wanted("block") {
+        return Ok(lines);
+    }
     let tiles = n / 256;
     let blocks = 8 * dev.multiprocessor_count();
     let block = BlockCase {
@@ -507,7 +594,8 @@ fn main() -> ExitCode {
     }
     let rounds = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
     let log2_n = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(28);
-    match run(rounds, log2_n) {
+    let only = args.get(3).map_or("", String::as_str);
+    match run(rounds, log2_n, only) {
         Ok(lines) => {
             println!(
                 "bench_cub: n = 2^{log2_n}, {rounds} interleaved rounds, medians; {}",

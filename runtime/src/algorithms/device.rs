@@ -78,6 +78,82 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
+/// The combination of a vector's `N` lanes, in lane order.
+#[device]
+fn fold_lanes<W: gpu::Num, const N: usize>(x: [W; N], op: impl Fn(W, W) -> W) -> W {
+    let mut r = x[0];
+    for k in 1..N {
+        r = op(r, x[k]);
+    }
+    r
+}
+
+/// [`reduce_range`] over 16-byte vectors (`cuprum::DeviceBuffer::as_vectors`'s middle part):
+/// block `b` combines the lanes of `v[b·per_block ..][..per_block]`, block 0 also the
+/// elements of `head` and `tail` (fewer than `N` each: the input's elements outside the
+/// vectors), and writes the result to `out[b]`. `op` is commutative: the lanes are not
+/// combined in the elements' order.
+#[device]
+pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
+    out: &mut [W],
+    v: &[[W; N]],
+    head: &[W],
+    tail: &[W],
+    per_block: usize,
+    op: impl Fn(W, W) -> W,
+) {
+    let b = gpu::block_idx().x as usize;
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let n = v.len();
+    let start = b * per_block;
+    if start < n {
+        let end = if n - start < per_block {
+            n
+        } else {
+            start + per_block
+        };
+        // Threads past a short range read the first vector; their values are not used.
+        let first = if start + t < end { start + t } else { start };
+        let mut acc = fold_lanes::<W, N>(v[first], &op);
+        if b == 0 && t == 0 {
+            for k in 0..head.len() {
+                acc = op(acc, head[k]);
+            }
+            for k in 0..tail.len() {
+                acc = op(acc, tail[k]);
+            }
+        }
+        // Four 16-byte loads in flight per thread (their checks first), lane by lane a tree.
+        let mut i = first + threads;
+        while i + 3 * threads < end {
+            let a = v[i];
+            let c = v[i + threads];
+            let d = v[i + 2 * threads];
+            let e = v[i + 3 * threads];
+            let mut s = a;
+            for k in 0..N {
+                s[k] = op(op(a[k], c[k]), op(d[k], e[k]));
+            }
+            acc = op(acc, fold_lanes::<W, N>(s, &op));
+            i += 4 * threads;
+        }
+        while i < end {
+            acc = op(acc, fold_lanes::<W, N>(v[i], &op));
+            i += threads;
+        }
+        let r = gpu::block::inclusive_scan::<W>(acc, &op);
+        let valid = if end - start < threads {
+            end - start
+        } else {
+            threads
+        };
+        if t == valid - 1 {
+            out[b] = r;
+        }
+    }
+}
+
 /// `op(carry, v)` when `have` (a value is carried), else `v`: the scans' way to start a
 /// combination without an identity element.
 #[device]
@@ -368,28 +444,51 @@ pub fn scan_tile_with<
     }
 }
 
-/// Counts the elements of `x` into `bins` by `bin_of`, which gives `bins.len()` or more for
-/// an element not counted: block `b` counts `x[b·per_block ..][..per_block]`, eight elements
-/// in flight per thread (their loads first, then their atomics). Blocks count into shared
-/// memory first when the bins fit there (4096), then add their counts to `bins`.
+/// Counts `bin` (a bin number below `nb`, or `nb` for none) in the block's shared counters
+/// (`private`: `nb < 4096`) or in `bins`. Shared counter `nb` takes the elements counted in
+/// no bin, so that the shared count has no branch; it is never added to `bins`.
+#[device]
+fn count_one(bins: &mut [u32], counts: &mut [u32], private: bool, nb: u32, bin: u32) {
+    if private {
+        // `bin <= nb < 4096`: the mask only says so to the bounds check.
+        gpu::atomic_add_block(&mut counts[bin as usize & 4095], 1u32);
+    } else if bin < nb {
+        gpu::atomic_add(&mut bins[bin as usize], 1u32);
+    }
+}
+
+/// Zeroes the block's shared counters of a histogram of `nb` bins (with the counter of no
+/// bin, `nb`), when they are used (`nb < 4096`); returns whether they are.
+#[device]
+fn clear_counts(counts: &mut [u32], nb: u32) -> bool {
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let private = nb < 4096;
+    if private {
+        for b in (t..nb as usize + 1).step_by(threads) {
+            counts[b] = 0;
+        }
+    }
+    private
+}
+
+/// One block's share of a histogram: block `b` counts `x[b·per_block..][..per_block]` into
+/// `bins` (added to what they hold) by `bin_of` (a bin below `bins.len()`, which the host
+/// keeps at most `u32::MAX`, or `bins.len()` for none): in shared memory first when there
+/// are fewer than 4096 bins, each thread with eight loads in flight.
 #[device]
 pub fn count_bins<T: gpu::Num>(
     bins: &mut [u32],
     x: &[T],
     per_block: usize,
-    bin_of: impl Fn(T) -> usize,
+    bin_of: impl Fn(T) -> u32,
 ) {
     const PER_TURN: usize = 8;
     let counts = gpu::shared_array::<u32, 4096>();
-    let nb = bins.len();
+    let nb = bins.len() as u32;
     let t = gpu::thread_idx().x as usize;
     let threads = gpu::block_dim().x as usize;
-    let private = nb <= 4096;
-    if private {
-        for b in (t..nb).step_by(threads) {
-            counts[b] = 0;
-        }
-    }
+    let private = clear_counts(counts, nb);
     gpu::sync_threads();
     let n = x.len();
     let start = gpu::block_idx().x as usize * per_block;
@@ -406,38 +505,115 @@ pub fn count_bins<T: gpu::Num>(
                 vs[j] = x[i + j * threads];
             }
             for j in 0..PER_TURN {
-                let bin = bin_of(vs[j]);
-                if bin < nb {
-                    if private {
-                        gpu::atomic_add_block(&mut counts[bin], 1u32);
-                    } else {
-                        gpu::atomic_add(&mut bins[bin], 1u32);
-                    }
-                }
+                count_one(bins, counts, private, nb, bin_of(vs[j]));
             }
             i += PER_TURN * threads;
         }
         while i < end {
-            let bin = bin_of(x[i]);
-            if bin < nb {
-                if private {
-                    gpu::atomic_add_block(&mut counts[bin], 1u32);
-                } else {
-                    gpu::atomic_add(&mut bins[bin], 1u32);
-                }
-            }
+            count_one(bins, counts, private, nb, bin_of(x[i]));
             i += threads;
         }
     }
     gpu::sync_threads();
+    flush_counts(bins, counts, private, nb);
+}
+
+/// Adds the block's shared counters to `bins` (after a barrier).
+#[device]
+fn flush_counts(bins: &mut [u32], counts: &mut [u32], private: bool, nb: u32) {
     if private {
-        for b in (t..nb).step_by(threads) {
+        let t = gpu::thread_idx().x as usize;
+        let threads = gpu::block_dim().x as usize;
+        for b in (t..nb as usize).step_by(threads) {
             let c = counts[b];
             if c > 0 {
                 gpu::atomic_add(&mut bins[b], c);
             }
         }
     }
+}
+
+/// The lanes of `v[start..end]` counted by one block (see [`count_vectors`]): thread `t`
+/// takes vectors `start + t`, `start + t + threads`, .., `TURN` loads in flight.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn count_vector_range<T: gpu::Num, const N: usize, const TURN: usize>(
+    bins: &mut [u32],
+    counts: &mut [u32],
+    private: bool,
+    nb: u32,
+    v: &[[T; N]],
+    start: usize,
+    end: usize,
+    bin_of: impl Fn(T) -> u32,
+) {
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let mut i = start + t;
+    while i + (TURN - 1) * threads < end {
+        let mut vs = [[T::ZERO; N]; TURN];
+        for j in 0..TURN {
+            vs[j] = v[i + j * threads];
+        }
+        for j in 0..TURN {
+            for k in 0..N {
+                count_one(bins, counts, private, nb, bin_of(vs[j][k]));
+            }
+        }
+        i += TURN * threads;
+    }
+    while i < end {
+        let x = v[i];
+        for k in 0..N {
+            count_one(bins, counts, private, nb, bin_of(x[k]));
+        }
+        i += threads;
+    }
+}
+
+/// [`count_bins`] over 16-byte vectors (`cuprum::DeviceBuffer::as_vectors`'s middle part):
+/// block `b` counts the lanes of `v[b·per_block..][..per_block]`, each thread with `TURN`
+/// vectors in flight, and block 0 also the elements of `head` and `tail`.
+#[device]
+pub fn count_vectors<T: gpu::Num, const N: usize, const TURN: usize>(
+    bins: &mut [u32],
+    v: &[[T; N]],
+    head: &[T],
+    tail: &[T],
+    per_block: usize,
+    bin_of: impl Fn(T) -> u32,
+) {
+    let counts = gpu::shared_array::<u32, 4096>();
+    let nb = bins.len() as u32;
+    let b = gpu::block_idx().x as usize;
+    let t = gpu::thread_idx().x as usize;
+    let private = clear_counts(counts, nb);
+    gpu::sync_threads();
+    if b == 0 {
+        if t < head.len() {
+            count_one(bins, counts, private, nb, bin_of(head[t]));
+        }
+        if t < tail.len() {
+            count_one(bins, counts, private, nb, bin_of(tail[t]));
+        }
+    }
+    let n = v.len();
+    let start = b * per_block;
+    if start < n {
+        let end = if n - start < per_block {
+            n
+        } else {
+            start + per_block
+        };
+        // The same loop twice, `private` a constant in each (no branch per element).
+        if private {
+            count_vector_range::<T, N, TURN>(bins, counts, true, nb, v, start, end, &bin_of);
+        } else {
+            count_vector_range::<T, N, TURN>(bins, counts, false, nb, v, start, end, &bin_of);
+        }
+    }
+    gpu::sync_threads();
+    flush_counts(bins, counts, private, nb);
 }
 
 /// Sets `flags[..]` to zero: the tile states (and counter) of the next scan, or counts.

@@ -81,11 +81,11 @@ pub fn histogram_int<T: gpu::Int, W: gpu::Int>(
     lower: T,
     upper: T,
 ) {
-    let nb = bins.len();
+    let nb = bins.len() as u32;
     let width = (upper as W).wrapping_sub(lower as W) as u64;
     device::count_bins(bins, x, per_block, |v| {
         if v >= lower && v < upper {
-            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as usize
+            ((v as W).wrapping_sub(lower as W) as u64 * nb as u64 / width) as u32
         } else {
             nb
         }
@@ -102,20 +102,115 @@ pub fn histogram_float<T: gpu::Float>(
     lower: T,
     upper: T,
 ) {
-    let nb = bins.len();
+    let nb = bins.len() as u32;
     let scale = nb as T / (upper - lower);
     device::count_bins(bins, x, per_block, |v| {
         if v >= lower && v < upper {
-            let bin = ((v - lower) * scale) as usize;
-            if bin < nb {
-                bin
-            } else {
-                nb - 1
-            }
+            (((v - lower) * scale) as u32).min(nb - 1)
         } else {
             nb
         }
     });
+}
+
+/// `histogram_float` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; each thread has
+/// `TURN` vectors in flight.
+#[kernel(instances((f32, 2), (f32, 4)))]
+pub fn histogram_vectors4<T: gpu::Float, const TURN: usize>(
+    bins: &mut [u32],
+    v: &[[T; 4]],
+    head: &[T],
+    tail: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
+    let nb = bins.len() as u32;
+    let scale = nb as T / (upper - lower);
+    device::count_vectors::<T, 4, TURN>(bins, v, head, tail, per_block, |x| {
+        if x >= lower && x < upper {
+            (((x - lower) * scale) as u32).min(nb - 1)
+        } else {
+            nb
+        }
+    });
+}
+
+/// `histogram_float` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; each thread has
+/// `TURN` vectors in flight.
+#[kernel(instances((f64, 2), (f64, 4)))]
+pub fn histogram_vectors2<T: gpu::Float, const TURN: usize>(
+    bins: &mut [u32],
+    v: &[[T; 2]],
+    head: &[T],
+    tail: &[T],
+    per_block: usize,
+    lower: T,
+    upper: T,
+) {
+    let nb = bins.len() as u32;
+    let scale = nb as T / (upper - lower);
+    device::count_vectors::<T, 2, TURN>(bins, v, head, tail, per_block, |x| {
+        if x >= lower && x < upper {
+            (((x - lower) * scale) as u32).min(nb - 1)
+        } else {
+            nb
+        }
+    });
+}
+
+/// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
+#[kernel(instances(i32, u32, f32))]
+pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue>(
+    out: &mut [W],
+    v: &[[W; 4]],
+    head: &[W],
+    tail: &[W],
+    per_block: usize,
+    op: u32,
+) {
+    if op == 0 {
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(0, a, b)
+        });
+    } else if op == 1 {
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(1, a, b)
+        });
+    } else {
+        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(2, a, b)
+        });
+    }
+}
+
+/// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
+#[kernel(instances(i64, u64, f64))]
+pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue>(
+    out: &mut [W],
+    v: &[[W; 2]],
+    head: &[W],
+    tail: &[W],
+    per_block: usize,
+    op: u32,
+) {
+    if op == 0 {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(0, a, b)
+        });
+    } else if op == 1 {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(1, a, b)
+        });
+    } else {
+        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+            combine::<W>(2, a, b)
+        });
+    }
 }
 
 /// Zeroes counts (or the tile states and the tile counter of a sort pass).

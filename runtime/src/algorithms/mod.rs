@@ -57,6 +57,15 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         op: u32,
     ) -> Result<()>;
     #[doc(hidden)]
+    /// The first pass and the second of a built-in reduction over the input's 16-byte
+    /// vectors (`DeviceBuffer::as_vectors`); `None` where the type has no vector kernel or
+    /// the input no vectors.
+    fn reduce_vectors(
+        stream: &Stream,
+        x: &(impl DeviceSlice<Self> + ?Sized),
+        op: u32,
+    ) -> Result<Option<Self::Wide>>;
+    #[doc(hidden)]
     fn reduce_wide(
         stream: &Stream,
         config: LaunchConfig,
@@ -134,6 +143,16 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
     /// Whether `lower..upper` split in `bins` is a range the histogram kernel bins exactly.
     fn check_range(lower: Self, upper: Self, bins: usize) -> Result<()>;
     #[doc(hidden)]
+    /// The histogram kernel over the input's 16-byte vectors; `false` (nothing launched)
+    /// where the type has no vector kernel or the input no vectors.
+    fn histogram_vectors(
+        stream: &Stream,
+        bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        x: &(impl DeviceSlice<Self> + ?Sized),
+        lower: Self,
+        upper: Self,
+    ) -> Result<bool>;
+    #[doc(hidden)]
     fn histogram(
         stream: &Stream,
         config: LaunchConfig,
@@ -146,7 +165,7 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -162,6 +181,13 @@ macro_rules! numbers {
                 op: u32,
             ) -> Result<()> {
                 kernels::reduce_blocks::<$t, $w>::launch(stream, config, out, x, per_block, op)
+            }
+            fn reduce_vectors(
+                stream: &Stream,
+                x: &(impl DeviceSlice<$t> + ?Sized),
+                op: u32,
+            ) -> Result<Option<$w>> {
+                numbers!(@reduce_vectors $lanes $t, stream, x, op)
             }
             fn reduce_wide(
                 stream: &Stream,
@@ -245,6 +271,15 @@ macro_rules! numbers {
             fn check_range(lower: $t, upper: $t, bins: usize) -> Result<()> {
                 numbers!(@check $kind lower, upper, bins)
             }
+            fn histogram_vectors(
+                stream: &Stream,
+                bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                x: &(impl DeviceSlice<$t> + ?Sized),
+                lower: $t,
+                upper: $t,
+            ) -> Result<bool> {
+                numbers!(@histogram_vectors $kind $lanes $t, stream, bins, x, lower, upper)
+            }
             fn histogram(
                 stream: &Stream,
                 config: LaunchConfig,
@@ -320,6 +355,69 @@ macro_rules! numbers {
     (@pairs gather $stream:ident, $keys:ident, $values:ident) => {
         pairs_by_gather($stream, $keys, $values)
     };
+    (@reduce_kernel 4 $t:ty, $($arg:expr),* $(,)?) => { kernels::reduce_vectors4::<$t>::launch($($arg),*) };
+    (@reduce_kernel 2 $t:ty, $($arg:expr),* $(,)?) => { kernels::reduce_vectors2::<$t>::launch($($arg),*) };
+    (@histogram_kernel 4 $t:ty, $turn:tt, $($arg:expr),* $(,)?) => { kernels::histogram_vectors4::<$t, $turn>::launch($($arg),*) };
+    (@histogram_kernel 2 $t:ty, $turn:tt, $($arg:expr),* $(,)?) => { kernels::histogram_vectors2::<$t, $turn>::launch($($arg),*) };
+    (@reduce_vectors none $t:ty, $stream:ident, $x:ident, $op:ident) => {{
+        let _ = ($stream, $x, $op);
+        Ok(None)
+    }};
+    (@reduce_vectors $lanes:tt $t:ty, $stream:ident, $x:ident, $op:ident) => {{
+        let (head, v, tail) = crate::buffer::vector_parts::<$t, $lanes>($x.__view());
+        if v.is_empty() || !SUM_VECTORS.load(std::sync::atomic::Ordering::Relaxed) {
+            Ok(None)
+        } else {
+            let grid = if REDUCE_ONE_WAVE.load(std::sync::atomic::Ordering::Relaxed) {
+                range_grid(v.len(), resident_grid($stream, numbers!(@reduce_info $lanes $t)))
+            } else {
+                reduce_grid($stream, v.len())
+            };
+            two_passes::<$t>($stream, grid, $op, |config, out, per_block| {
+                numbers!(@reduce_kernel $lanes $t,
+                    $stream, config, out, &v, &head, &tail, per_block, $op,
+                )
+            })
+            .map(Some)
+        }
+    }};
+    (@reduce_info 4 $t:ty) => { &kernels::reduce_vectors4::<$t>::INFO };
+    (@reduce_info 2 $t:ty) => { &kernels::reduce_vectors2::<$t>::INFO };
+    (@histogram_info 4 $t:ty) => { &kernels::histogram_vectors4::<$t, 2>::INFO };
+    (@histogram_info 2 $t:ty) => { &kernels::histogram_vectors2::<$t, 4>::INFO };
+    (@histogram_vectors int $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
+        let _ = ($stream, $bins, $x, $lower, $upper);
+        Ok(false)
+    }};
+    (@histogram_vectors float $lanes:tt $t:ty, $stream:ident, $bins:ident, $x:ident, $lower:ident, $upper:ident) => {{
+        let (head, v, tail) = crate::buffer::vector_parts::<$t, $lanes>($x.__view());
+        let shape = HISTOGRAM_SHAPE.load(std::sync::atomic::Ordering::Relaxed);
+        if v.is_empty() || shape == 2 || shape == 3 {
+            Ok(false)
+        } else {
+            let (blocks, per_block) = if shape == 4 {
+                let info = numbers!(@histogram_info $lanes $t);
+                range_grid(v.len(), resident_grid($stream, info))
+            } else {
+                reduce_grid($stream, v.len())
+            };
+            let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
+            if $lanes == 2 {
+                numbers!(@histogram_kernel $lanes $t, 4,
+                    $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
+                )?;
+            } else if shape == 1 {
+                numbers!(@histogram_kernel $lanes $t, 4,
+                    $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
+                )?;
+            } else {
+                numbers!(@histogram_kernel $lanes $t, 2,
+                    $stream, config, $bins, &v, &head, &tail, per_block, $lower, $upper,
+                )?;
+            }
+            Ok(true)
+        }
+    }};
     (@histogram int $t:ty, $h:ty, $($arg:ident),*) => {
         kernels::histogram_int::<$t, $h>::launch($($arg),*)
     };
@@ -327,12 +425,15 @@ macro_rules! numbers {
         kernels::histogram_float::<$t>::launch($($arg),*)
     };
 }
-// The last word: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
-// `u32` payload; `gather`: by an index payload, then one gather).
-numbers!(int i8 => i32, i64, gather; int i16 => i32, i64, gather; int i32 => i32, i64, gather;
-    int i64 => i64, i64, gather; int isize => i64, i64, gather; int u8 => u32, u64, gather;
-    int u16 => u32, u64, gather; int u32 => u32, u64, direct; int u64 => u64, u64, gather;
-    int usize => u64, u64, gather; float f32 => f32, f32, gather; float f64 => f64, f64, gather);
+// After the types: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
+// `u32` payload; `gather`: by an index payload, then one gather), and the lanes of the
+// 16-byte vectors that reductions (and float histograms) read (`none`: element by element).
+numbers!(int i8 => i32, i64, gather, none; int i16 => i32, i64, gather, none;
+    int i32 => i32, i64, gather, 4; int i64 => i64, i64, gather, 2;
+    int isize => i64, i64, gather, none; int u8 => u32, u64, gather, none;
+    int u16 => u32, u64, gather, none; int u32 => u32, u64, direct, 4;
+    int u64 => u64, u64, gather, 2; int usize => u64, u64, gather, none;
+    float f32 => f32, f32, gather, 4; float f64 => f64, f64, gather, 2);
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -372,6 +473,47 @@ fn reduce_grid(stream: &Stream, n: usize) -> (usize, usize) {
     )
 }
 
+/// The blocks of `kernel` (of [`BLOCK`] threads, no dynamic shared memory) that the stream's
+/// device keeps resident at once: one full wave.
+fn resident_grid(stream: &Stream, kernel: &'static crate::KernelInfo) -> usize {
+    let per_sm = crate::occupancy::max_active_blocks(stream.device(), kernel, BLOCK as u32, 0)
+        .unwrap_or(8)
+        .max(1);
+    per_sm as usize * stream.device().multiprocessor_count().max(1) as usize
+}
+
+/// Resident blocks per multiprocessor of the 16-byte vector kernels of sums and histograms
+/// (blocks of [`BLOCK`] threads), for the benchmark's record.
+#[doc(hidden)]
+pub fn __vector_occupancy(stream: &Stream) -> Result<Vec<(&'static str, u32)>> {
+    let dev = stream.device();
+    let blocks = |k: &'static crate::KernelInfo| {
+        crate::occupancy::max_active_blocks(dev, k, BLOCK as u32, 0)
+    };
+    Ok(vec![
+        (
+            "reduce_vectors4<i32>",
+            blocks(&kernels::reduce_vectors4::<i32>::INFO)?,
+        ),
+        (
+            "reduce_blocks<i32, i32>",
+            blocks(&kernels::reduce_blocks::<i32, i32>::INFO)?,
+        ),
+        (
+            "histogram_vectors4<f32, 2>",
+            blocks(&kernels::histogram_vectors4::<f32, 2>::INFO)?,
+        ),
+        (
+            "histogram_vectors4<f32, 4>",
+            blocks(&kernels::histogram_vectors4::<f32, 4>::INFO)?,
+        ),
+        (
+            "histogram_float<f32>",
+            blocks(&kernels::histogram_float::<f32>::INFO)?,
+        ),
+    ])
+}
+
 /// Blocks and elements per block of a histogram's or a sort's counting pass over `n > 0`
 /// elements: at most [`REDUCE_BLOCKS`] blocks, each a contiguous range.
 fn count_grid(n: usize) -> (usize, usize) {
@@ -399,29 +541,77 @@ fn reduce_op<T: Number>(
     if n == 0 {
         return Ok(None);
     }
-    let (blocks, per_block) = reduce_grid(stream, n);
+    if let Some(v) = T::reduce_vectors(stream, x, op)? {
+        return Ok(Some(T::narrow(v)));
+    }
+    let v = two_passes::<T>(
+        stream,
+        reduce_grid(stream, n),
+        op,
+        |config, out, per_block| T::reduce_blocks(stream, config, out, x, per_block, op),
+    )?;
+    Ok(Some(T::narrow(v)))
+}
+
+/// A reduction in two passes over `blocks` ranges of `per_block` units (elements or vectors;
+/// `range_grid`'s grid): `first` launches the first with that grid, each block writing one
+/// partial result (the result itself when there is one block), then one block combines the
+/// partials.
+fn two_passes<T: Number>(
+    stream: &Stream,
+    (blocks, per_block): (usize, usize),
+    op: u32,
+    first: impl FnOnce(LaunchConfig, &mut crate::DeviceViewMut<'_, T::Wide>, usize) -> Result<()>,
+) -> Result<T::Wide> {
     let mut result = storage::take::<T::Wide>(stream, 1)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
-        T::reduce_blocks(stream, block, &mut result.slice_mut(..1), x, per_block, op)?;
+        first(block, &mut result.slice_mut(..1), per_block)?;
     } else {
         let mut partials = storage::take::<T::Wide>(stream, blocks)?;
         let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
-        T::reduce_blocks(
-            stream,
-            grid,
-            &mut partials.slice_mut(..blocks),
-            x,
-            per_block,
-            op,
-        )?;
+        first(grid, &mut partials.slice_mut(..blocks), per_block)?;
         let p = partials.slice(..blocks);
         T::reduce_wide(stream, block, &mut result.slice_mut(..1), &p, blocks, op)?;
         storage::give(stream, partials);
     }
     let v = stream.to_host(&result.slice(..1))?[0];
     storage::give(stream, result);
-    Ok(Some(T::narrow(v)))
+    Ok(v)
+}
+
+/// Whether the 16-byte vector reductions run in one wave of the blocks the device keeps
+/// resident (the default; by the occupancy API), or in 8 blocks per multiprocessor.
+static REDUCE_ONE_WAVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Chooses the grid of the 16-byte vector reductions (see `REDUCE_ONE_WAVE`): for the
+/// benchmark's comparison.
+#[doc(hidden)]
+pub fn __reduce_one_wave(on: bool) {
+    REDUCE_ONE_WAVE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether built-in reductions read 16-byte vectors where they can (the default).
+static SUM_VECTORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Chooses whether built-in reductions read 16-byte vectors (see `SUM_VECTORS`): for the
+/// benchmark's comparison.
+#[doc(hidden)]
+pub fn __reduce_with_vectors(on: bool) {
+    SUM_VECTORS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The histogram kernel's shape (see `__histogram_shape`).
+static HISTOGRAM_SHAPE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Chooses the histogram kernel's shape, for the benchmark's comparison: 0 (the default)
+/// 16-byte vectors, two per turn of a thread; 1 four per turn; 2 element by element, eight
+/// per turn; 3 as 2 in at most 1024 blocks (the kernel before vectors); 4 as 0 in one wave of
+/// the blocks the device keeps resident (by the occupancy API) instead of 8 per
+/// multiprocessor.
+#[doc(hidden)]
+pub fn __histogram_shape(shape: u32) {
+    HISTOGRAM_SHAPE.store(shape, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The sum of `x` (zero for empty input); integers wrap.
@@ -635,7 +825,7 @@ pub fn __scan_with<T: Element + cudarc::driver::ValidAsZeroBits>(
 /// `(v - lower) · (bins / (upper - lower))` in the element type, as CUB's `HistogramEven`).
 /// Elements outside the range (and NaNs) are not counted. The counts replace what `bins`
 /// held. An empty or infinite range is [`Error::InvalidArgument`], as is an integer range
-/// whose width times the bin count passes 64 bits.
+/// whose width times the bin count passes 64 bits, and more than `u32::MAX` bins.
 pub fn histogram<T: Number>(
     stream: &Stream,
     x: &(impl DeviceSlice<T> + ?Sized),
@@ -644,15 +834,25 @@ pub fn histogram<T: Number>(
     bins: &mut (impl DeviceSliceMut<u32> + ?Sized),
 ) -> Result<()> {
     let n = bins.len();
+    if n > u32::MAX as usize {
+        return Err(Error::InvalidArgument(format!(
+            "a histogram has at most {} bins, not {n}",
+            u32::MAX
+        )));
+    }
     T::check_range(lower, upper, n)?;
     if n == 0 {
         return Ok(());
     }
     kernels::clear_flags::launch(stream, LaunchConfig::for_elements(n, BLOCK as u32), bins)?;
-    if x.is_empty() {
+    if x.is_empty() || T::histogram_vectors(stream, bins, x, lower, upper)? {
         return Ok(());
     }
-    let (blocks, per_block) = count_grid(x.len());
+    let (blocks, per_block) = if HISTOGRAM_SHAPE.load(std::sync::atomic::Ordering::Relaxed) == 3 {
+        count_grid(x.len())
+    } else {
+        reduce_grid(stream, x.len())
+    };
     let config = LaunchConfig::new(blocks as u32, BLOCK as u32);
     T::histogram(stream, config, bins, x, per_block, lower, upper)
 }
@@ -905,6 +1105,10 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         scan_sum<u64, u64>, scan_sum<usize, u64>, scan_sum<f32, f32>, scan_sum<f64, f64>,
         histogram_int<i8, i64>, histogram_int<i64, i64>, histogram_int<u8, u64>,
         histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
+        histogram_vectors4<f32, 2>, histogram_vectors4<f32, 4>,
+        histogram_vectors2<f64, 2>, histogram_vectors2<f64, 4>, reduce_vectors4<i32>,
+        reduce_vectors4<u32>, reduce_vectors4<f32>, reduce_vectors2<i64>, reduce_vectors2<u64>,
+        reduce_vectors2<f64>,
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
         pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,

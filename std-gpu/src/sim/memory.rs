@@ -426,7 +426,24 @@ impl<T> SimSlice<T> {
     }
 }
 
+impl<T> SimSlice<T> {
+    /// An empty view at a 16-byte-aligned address outside any allocation (as
+    /// `NonNull::dangling`): what an empty part of a split view (`as_vectors`) passes when
+    /// no address inside the memory has the part's alignment. Nothing is ever read through
+    /// it (every access is checked against its length, 0).
+    #[doc(hidden)]
+    pub fn dangling() -> SimSlice<T> {
+        SimSlice::from_raw(std::ptr::without_provenance_mut(16), 0)
+    }
+}
+
 impl<T> SimSliceMut<T> {
+    /// An empty writable view at a 16-byte-aligned address (see [`SimSlice::dangling`]).
+    #[doc(hidden)]
+    pub fn dangling() -> SimSliceMut<T> {
+        SimSliceMut(SimSlice::dangling())
+    }
+
     /// `len` elements of `U` from byte `offset` of this view's memory (see
     /// [`SimSlice::reinterpret`]).
     ///
