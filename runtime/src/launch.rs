@@ -215,6 +215,62 @@ impl<T> GpuArg for GpuSlice<'_, T> {
     }
 }
 
+/// A launch argument's value in a versioning test the launch evaluates
+/// ([`cuprum_abi::versioning`]): a slice argument's length as the launch passes it to the
+/// kernel (the view's own, never what a `DeviceSlice::len` says), an unsigned scalar's value.
+/// Implemented only for the arguments the runtime makes, so generated code cannot be handed
+/// a length that differs from the kernel's.
+pub trait LaunchValue {
+    /// The value, as a `u64`.
+    fn launch_value(&self) -> u64;
+}
+
+impl<T> LaunchValue for GpuSlice<'_, T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len
+    }
+}
+
+impl<T: Element> LaunchValue for SimSlice<T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+impl<T: Element> LaunchValue for SimSliceMut<T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+macro_rules! launch_value_of_unsigned {
+    ($($t:ty),*) => {$(
+        impl LaunchValue for $t {
+            #[inline(always)]
+            fn launch_value(&self) -> u64 {
+                *self as u64
+            }
+        }
+        impl LaunchValue for Value<$t> {
+            #[inline(always)]
+            fn launch_value(&self) -> u64 {
+                self.0 as u64
+            }
+        }
+    )*};
+}
+launch_value_of_unsigned!(u8, u16, u32, u64, usize);
+
+/// The versioning flag a kernel takes when its fast copy is selected at launch: 1 when every
+/// test holds for `values` (exactly: [`cuprum_abi::versioning::holds`]), else 0.
+#[inline]
+pub fn host_test(tests: &[cuprum_abi::versioning::Test<'_>], values: &[u64]) -> u32 {
+    u32::from(cuprum_abi::versioning::holds(tests, values))
+}
+
 impl<'a> GpuStream<'a> {
     fn core(&self) -> &DeviceCore {
         &self.stream.core.device.core

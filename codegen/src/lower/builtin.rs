@@ -228,6 +228,16 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
             Builtin::Clock => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock", &[], &[]),
+            Builtin::HostTest => {
+                let flag = self
+                    .host_test
+                    .expect("the versioning flag is read only in a kernel that takes it");
+                let zero = i32t.const_zero();
+                ok!(self
+                    .b
+                    .build_int_compare(inkwell::IntPredicate::NE, flag, zero, "fast"))
+                .into()
+            }
             Builtin::LaneMask(m) => {
                 let which = match m {
                     crate::ir::LaneMask::Lt => "lt",
