@@ -141,3 +141,19 @@ fn the_host_test_holds_only_when_every_access_is_in_bounds() {
         .collect();
     assert!(!evaluate(t, &values), "2^64 must not wrap to 0");
 }
+
+/// Only a kernel that takes the flag may read it (`verify`).
+#[test]
+fn only_a_kernel_with_a_host_test_reads_the_flag() {
+    let mut p = compile(LAPLACE).program;
+    assert_eq!(
+        cuprum_codegen::verify::problems(&p, Some(true)),
+        Vec::<String>::new()
+    );
+    p.host_test = None;
+    let problems = cuprum_codegen::verify::problems(&p, Some(true));
+    assert!(
+        problems.iter().any(|m| m.contains("versioning flag")),
+        "{problems:?}"
+    );
+}
