@@ -44,9 +44,12 @@ pub struct Program {
 pub struct HostTest {
     /// What each value is.
     pub values: Vec<HostValue>,
-    /// `(terms (coefficient, factors), len)`.
-    pub tests: Vec<(Vec<(i128, Vec<u32>)>, u32)>,
+    /// `(terms, len)`: `Σ terms <= values[len]`.
+    pub tests: Vec<(Vec<HostTerm>, u32)>,
 }
+
+/// `coefficient · Π values[factors]`, a term of a [`HostTest`].
+pub type HostTerm = (i128, Vec<u32>);
 
 /// A value the launch knows (as a `u64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

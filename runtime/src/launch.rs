@@ -568,7 +568,7 @@ impl GpuLaunch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prelude::{gpu, kernel};
+    use crate::prelude::kernel;
 
     /// A device slice made of a simulator view, for the alignment check below.
     struct Foreign<'a, T>(SimSlice<T>, &'a crate::Device);
