@@ -56,8 +56,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 .const_int(u64::from(b[axis as usize]), false);
         }
         let a = ["x", "y", "z"][axis as usize];
-        let v = self
-            .call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"), &[], &[])
+        let f = intrinsic(
+            self.module,
+            &format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"),
+            &[],
+        );
+        let call = ok!(self.b.build_call(f, &[], "call"));
+        if self.fast_copy {
+            // In the fast copy of a kernel versioned on the launch's flag: not identical to
+            // the checked body's reads, so LLVM does not hoist the code both copies begin
+            // with above the branch (after which ptxas scheduled the copy's loads worse).
+            let attr = self.ctx.create_string_attribute("cuprum-fast-copy", "");
+            call.add_attribute(inkwell::attributes::AttributeLoc::Function, attr);
+        }
+        let v = call
+            .try_as_basic_value()
+            .basic()
+            .expect("a special register")
             .into_int_value();
         // `max_threads = n` is `.maxntid n`: the runtime and the driver refuse a bigger block,
         // so every index below n and every dimension at most n (folds the checks of

@@ -258,6 +258,8 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub takes_host_test: bool,
     /// That flag (`i32`), once bound.
     pub host_test: Option<inkwell::values::IntValue<'ctx>>,
+    /// Lowering the fast copy of a kernel versioned on that flag.
+    pub fast_copy: bool,
     /// The program's check sites: an elided one is not compiled (see `passes`).
     pub sites: &'a [crate::ir::CheckSite],
     /// The function's subprogram, the scope of its source locations.
@@ -608,6 +610,7 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             grid_arg: None,
             takes_host_test: false,
             host_test: None,
+            fast_copy: false,
             sites: &[],
             scope: None,
             location: None,

@@ -72,11 +72,12 @@ fn the_launch_tests_the_values_the_kernel_reads() {
     assert_eq!(params.len(), 8, "{body}");
     assert!(params[6].contains(".param .u32 laplace_param_6"), "{body}");
     assert!(params[7].contains(".ptr .global .align 8"), "{body}");
-    // (the thread's indices are computed before it: `mul.wide.u32`).
+    // Nor the code both copies begin with (hoisted above the branch, it made ptxas
+    // schedule transpose_coalesced's loads after a store: bench/NOTES.md, `hostflag`).
     let entry = body.split("bra").next().unwrap();
     assert!(
-        !entry.contains("mul.lo.s64") && !entry.contains("mul.hi"),
-        "a test before the branch:\n{body}"
+        !entry.contains("mul") && !entry.contains("%tid"),
+        "work before the branch:\n{body}"
     );
     // A kernel the passes do not version takes no flag.
     let plain = compile("fn k(x: &mut [f32]) { x[0] = 1.0; }");
