@@ -481,3 +481,84 @@ fn random_tricky_guards_match_the_model() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+/// The fast copy (checks versioned away) is chosen at each launch from what the launch
+/// passes: the lengths of the views the kernel gets (never the length of the buffer a view
+/// is of) and the scalar arguments. A launch whose test fails runs the checked body, which
+/// is correct where it stays in bounds and reports where it does not.
+#[test]
+fn the_launch_chooses_the_fast_copy_from_what_it_passes() -> cuprum::Result<()> {
+    for dev in backends()? {
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
+        let mut rng = fastrand::Rng::new();
+        let blocks = if on_gpu(&dev) { 4096 } else { 8 } + rng.usize(0..8);
+        let m = blocks * 256;
+        let n = m + 1 + rng.usize(0..1000);
+        let (a, b, c0) = (
+            random_f32(n, -1.0, 1.0),
+            random_f32(n, -1.0, 1.0),
+            random_f32(n, -1.0, 1.0),
+        );
+        let (da, db) = (stream.to_device(&a)?, stream.to_device(&b)?);
+        let expect = |got: &[f32], upto: usize| {
+            for i in 0..n {
+                let want = if i < upto { a[i] + b[i] } else { c0[i] };
+                assert_eq!(got[i], want, "element {i} of {n} ({upto} added)");
+            }
+        };
+        // Operands shorter than `c` (`len(c) <= len(a)` fails) and a grid that reaches only
+        // their elements: the checked body, correct.
+        let (sa, sb) = (stream.to_device(&a[..m])?, stream.to_device(&b[..m])?);
+        let mut c = stream.to_device(&c0)?;
+        launch!(vector_add<<<blocks as u32, 256, stream>>>(&mut c, &sa, &sb))?;
+        expect(&stream.to_host(&c)?, m);
+        // A view of `m` elements of a longer buffer: its own length decides (the buffer's
+        // would select the copy without checks, which would read past the view unreported).
+        let grid = LaunchConfig::for_elements(n, 256).grid;
+        let failed = launch!(vector_add<<<grid, 256, stream>>>(&mut c, &da.slice(..m), &db))
+            .and_then(|()| stream.synchronize());
+        let (index, len) = bounds_failure(failed).expect("the view of a ends at m");
+        assert!(
+            len == m as u64 && index >= len && index < n as u64,
+            "{index} {len}"
+        );
+        // A writable view shorter than its buffer, operands as long as the buffer: the test
+        // holds (fast copy), and the buffer's elements past the view are not written.
+        let mut c = stream.to_device(&c0)?;
+        launch!(vector_add<<<grid, 256, stream>>>(&mut c.slice_mut(..m), &da, &db))?;
+        expect(&stream.to_host(&c)?, m);
+
+        // A scalar past the data: `jacobi_2d` told `ny` rows more than its buffers hold (its
+        // test `nx·ny − 1 <= len(a)` fails), on a grid that reaches only rows they hold:
+        // the checked body, correct.
+        let nx = if on_gpu(&dev) { 1000 } else { 20 } + rng.usize(0..30);
+        let gy = if on_gpu(&dev) { 50 } else { 2 } + rng.usize(0..3);
+        let rows = gy * 16 + 1 + rng.usize(0..4);
+        let ny = rows + 1 + rng.usize(0..5);
+        let grid = (nx.div_ceil(16) as u32, gy as u32);
+        let data = random_f32(nx * rows, -1.0, 1.0);
+        let d = stream.to_device(&data)?;
+        let mut out = stream.to_device(&vec![0.0f32; nx * rows])?;
+        launch!(jacobi_2d<<<grid, (16, 16), stream>>>(&mut out, &d, nx, ny))?;
+        let got = stream.to_host(&out)?;
+        for j in 0..rows {
+            for i in 0..nx {
+                let c = j * nx + i;
+                let want = if i >= 1 && j >= 1 && i + 1 < nx && j < gy * 16 {
+                    0.25 * (data[c - 1] + data[c + 1] + data[c - nx] + data[c + nx])
+                } else {
+                    0.0
+                };
+                assert_eq!(got[c], want, "({i}, {j}) of {nx} x {rows}, ny = {ny}");
+            }
+        }
+        // The same with a grid over all `ny` rows: the rows past the data are reported.
+        let grid = (nx.div_ceil(16) as u32, ny.div_ceil(16) as u32);
+        let failed = launch!(jacobi_2d<<<grid, (16, 16), stream>>>(&mut out, &d, nx, ny))
+            .and_then(|()| stream.synchronize());
+        let (index, len) = bounds_failure(failed).expect("rows past the data");
+        assert!(len == (nx * rows) as u64 && index >= len, "{index} {len}");
+    }
+    Ok(())
+}

@@ -162,6 +162,55 @@ impl fmt::Display for Message {
     }
 }
 
+/// Host-evaluated versioning: the test that selects a checked kernel's fast copy (the copy
+/// of its body without the index checks a uniform condition proves), when every value the
+/// condition reads is known at launch.
+///
+/// The compiler (`passes::bounds`) emits the condition as [`Test`]s over a list of launch
+/// values (slice lengths, unsigned scalar arguments, grid and block dimensions, each as a
+/// `u64`); the launch evaluates it with [`holds`] from the values it actually passes (the
+/// lengths of the views it hands the kernel, never a length a trait method reports) and
+/// passes the result as the kernel's hidden `u32` parameter, on a GPU and on the simulator
+/// alike. A wrong `true` would let the fast copy access memory out of bounds, so [`holds`]
+/// computes exactly (`i128`, checked) and answers `false` whenever it cannot.
+pub mod versioning {
+    /// `coefficient · Π values[factors[k]]`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Term<'a> {
+        /// The constant factor (negative for the terms subtracted).
+        pub coefficient: i128,
+        /// Indices into the launch's values, multiplied together (none: the constant).
+        pub factors: &'a [u32],
+    }
+
+    /// `Σ terms <= values[len]`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Test<'a> {
+        /// The polynomial.
+        pub terms: &'a [Term<'a>],
+        /// The index of the slice length it must not exceed.
+        pub len: u32,
+    }
+
+    /// Whether every test holds for `values`, computed exactly: `false` when a test fails,
+    /// when an index is past `values`, or when a product or sum leaves `i128`.
+    pub fn holds(tests: &[Test<'_>], values: &[u64]) -> bool {
+        tests.iter().all(|t| test_holds(t, values).unwrap_or(false))
+    }
+
+    fn test_holds(t: &Test<'_>, values: &[u64]) -> Option<bool> {
+        let mut sum: i128 = 0;
+        for term in t.terms {
+            let mut product = term.coefficient;
+            for &f in term.factors {
+                product = product.checked_mul(i128::from(*values.get(f as usize)?))?;
+            }
+            sum = sum.checked_add(product)?;
+        }
+        Some(sum <= i128::from(*values.get(t.len as usize)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -231,5 +280,83 @@ mod tests {
         for (ours, rusts) in cases {
             assert_eq!(ours.to_string(), rusts);
         }
+    }
+
+    /// `holds` is exact: against a `u128` evaluation of random polynomials, and `false` on
+    /// overflow or a missing value.
+    #[test]
+    fn versioning_tests_are_exact() {
+        use super::versioning::{holds, Term, Test};
+        // x·y − 3·z + 2 <= len, with values [x, y, z, len].
+        let terms = [
+            Term {
+                coefficient: 1,
+                factors: &[0, 1],
+            },
+            Term {
+                coefficient: -3,
+                factors: &[2],
+            },
+            Term {
+                coefficient: 2,
+                factors: &[],
+            },
+        ];
+        let test = [Test {
+            terms: &terms,
+            len: 3,
+        }];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..10_000 {
+            let shift = (next() % 64) as u32;
+            let v = [
+                next() >> shift,
+                next() >> shift,
+                next() >> (shift / 2),
+                next() >> shift,
+            ];
+            // x·y can pass i128 (then q is far above any length: false).
+            let want = i128::from(v[0])
+                .checked_mul(i128::from(v[1]))
+                .is_some_and(|xy| xy - 3 * i128::from(v[2]) + 2 <= i128::from(v[3]));
+            assert_eq!(holds(&test, &v), want, "{v:?}");
+        }
+        // An exact boundary.
+        assert!(holds(&test, &[10, 10, 1, 99]));
+        assert!(!holds(&test, &[10, 10, 1, 98]));
+        // Overflow of i128 is `false`, even where the exact value would pass.
+        let big = [
+            Term {
+                coefficient: 1,
+                factors: &[0, 0, 0],
+            },
+            Term {
+                coefficient: -1,
+                factors: &[0, 0, 0],
+            },
+        ];
+        assert!(!holds(
+            &[Test {
+                terms: &big,
+                len: 1
+            }],
+            &[u64::MAX, u64::MAX]
+        ));
+        // A missing value is `false`.
+        assert!(!holds(
+            &[Test {
+                terms: &terms,
+                len: 9
+            }],
+            &[1, 1, 1, 1]
+        ));
+        // No tests: true.
+        assert!(holds(&[], &[]));
     }
 }

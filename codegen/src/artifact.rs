@@ -103,6 +103,10 @@ pub struct Artifact {
     pub items: Vec<ItemUse>,
     /// The enums the kernel uses that its module can name, as the kernel compiler read them.
     pub enums: Vec<crate::ty::EnumDef>,
+    /// The versioning test the launch evaluates (`cuprum_abi::versioning`), when the kernel
+    /// takes its result as a hidden `u32` parameter after its own (and its simulator body
+    /// as a `bool` after its own).
+    pub host_test: Option<crate::ir::HostTest>,
 }
 
 /// One build of a kernel.
@@ -241,6 +245,7 @@ fn artifact(
         structs: struct_layouts(p, source),
         enums: enums_used(p, source),
         items: items_used(p),
+        host_test: p.host_test.clone(),
         sites,
         sim,
         entry: k.name,

@@ -32,6 +32,36 @@ pub struct Program {
     /// The `const` and `static` items of the kernel's module that the kernel names, with
     /// the values they were given (so that the macro can let rustc confirm them).
     pub items_used: Vec<(String, Expr)>,
+    /// The test that selects the kernel's fast copy, when the launch evaluates it
+    /// (`passes::bounds`): the kernel then takes it as a hidden `u32` parameter, read by
+    /// [`Builtin::HostTest`].
+    pub host_test: Option<HostTest>,
+}
+
+/// A versioning test the launch evaluates on the host (see `cuprum_abi::versioning`): each
+/// `Σ c · Π values[i] <= values[len]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostTest {
+    /// What each value is.
+    pub values: Vec<HostValue>,
+    /// `(terms, len)`: `Σ terms <= values[len]`.
+    pub tests: Vec<(Vec<HostTerm>, u32)>,
+}
+
+/// `coefficient · Π values[factors]`, a term of a [`HostTest`].
+pub type HostTerm = (i128, Vec<u32>);
+
+/// A value the launch knows (as a `u64`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostValue {
+    /// The length of the kernel's slice parameter with this index (in `Function::params`).
+    Len(usize),
+    /// The value of the kernel's unsigned scalar parameter with this index.
+    Scalar(usize),
+    /// `grid_dim()` on an axis.
+    GridDim(u8),
+    /// `block_dim()` on an axis.
+    BlockDim(u8),
 }
 
 impl Program {
@@ -407,6 +437,9 @@ pub enum Builtin {
     LaneMask(LaneMask),
     /// `gpu::clock()`: the low 32 bits of the SM's cycle counter.
     Clock,
+    /// Not written by users: the kernel's hidden versioning flag ([`Program::host_test`]
+    /// evaluated by the launch), a `bool`.
+    HostTest,
     /// `gpu::fast::*`: the hardware approximations for `f32`.
     Fast(FastFn),
     /// A math function on floats or integers (the method's name); the receiver is the first

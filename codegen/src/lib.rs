@@ -51,7 +51,7 @@ use inkwell::context::Context;
 pub use artifact::{build, Artifact, Build, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY};
 pub use check::{check_device_in, check_nesting};
 pub use cuprum_toolkit as toolkit;
-pub use ir::Program;
+pub use ir::{HostTest, HostValue, Program};
 pub use options::{InstanceArg, KernelOptions};
 pub use target::Target;
 pub use ty::{EnumDef, Scalar};
@@ -155,6 +155,14 @@ pub fn compile_with(
         .target
         .clone()
         .unwrap_or_else(|| toolchain.target.clone());
+    // The versioning flag is a parameter too: without room for it, the checked body alone.
+    if program.host_test.is_some()
+        && param_space::bytes(&program, options) > param_space::limit(&target)
+    {
+        if let Some((_, checked)) = passes::versions(&program) {
+            program = checked;
+        }
+    }
     param_space::check(item, &program, options, &target)?;
     let libdevice = toolchain.libdevice.as_deref();
     // A versioned kernel keeps its fast copy only when that copy compiles with fewer

@@ -31,6 +31,9 @@ pub struct KernelOptions {
     /// Let the IR passes prove index checks redundant (`passes::bounds`). Not an attribute:
     /// on by default; tests turn it off to compare.
     pub prove_bounds: bool,
+    /// Let the launch evaluate a versioning test whose values it knows (`passes::host`).
+    /// Not an attribute: on by default; tests turn it off to see the test in the kernel.
+    pub host_tests: bool,
     /// `cooperative`: launched cooperatively (every block resident at once), so that
     /// `gpu::grid_sync()` can wait for the whole grid.
     pub cooperative: bool,
@@ -116,6 +119,7 @@ impl Default for KernelOptions {
             repeated: Vec::new(),
             cooperative: false,
             prove_bounds: true,
+            host_tests: true,
         }
     }
 }

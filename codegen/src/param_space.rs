@@ -19,7 +19,7 @@ pub fn limit(target: &Target) -> u64 {
 
 /// The bytes of the kernel's `.param` space as the lowering declares it: a slice is a
 /// pointer and a `u64` length, a scalar its own size (`bool` one byte), each aligned to its
-/// size, then the checked kernels' panic-record pointer.
+/// size, then the versioning flag (a `u32`) and the checked kernels' panic-record pointer.
 pub fn bytes(program: &Program, options: &KernelOptions) -> u64 {
     let f = &program.kernel;
     let mut sizes: Vec<u64> = Vec::new();
@@ -30,6 +30,9 @@ pub fn bytes(program: &Program, options: &KernelOptions) -> u64 {
             Ty::Enum(d) => sizes.push(d.repr.bytes() as u64),
             _ => {}
         }
+    }
+    if program.host_test.is_some() {
+        sizes.push(4);
     }
     if options.checked {
         sizes.push(8);

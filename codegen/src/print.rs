@@ -8,8 +8,8 @@
 use std::fmt::Write;
 
 use crate::ir::{
-    Block, Builtin, Elision, Expr, ExprKind, Function, PanicWhen, Pattern, Place, Program, Proj,
-    SiteId, Stmt, UnOp,
+    Block, Builtin, Elision, Expr, ExprKind, Function, HostValue, PanicWhen, Pattern, Place,
+    Program, Proj, SiteId, Stmt, UnOp,
 };
 
 /// The whole program: the kernel, its device functions, then the site table.
@@ -19,6 +19,36 @@ pub fn program(p: &Program) -> String {
     pr.function("kernel", &p.kernel);
     for (i, f) in p.functions.iter().enumerate() {
         pr.function(&format!("fn f{i}"), f);
+    }
+    if let Some(t) = &p.host_test {
+        out.push_str("host test:\n");
+        let f = &p.kernel;
+        let param = |k: usize| {
+            let id = f.params[k];
+            format!("{}_{id}", f.locals[id].name)
+        };
+        let value = |i: u32| match t.values[i as usize] {
+            HostValue::Len(k) => format!("len({})", param(k)),
+            HostValue::Scalar(k) => param(k),
+            HostValue::GridDim(a) => format!("grid_dim().{}", ["x", "y", "z"][a as usize]),
+            HostValue::BlockDim(a) => format!("block_dim().{}", ["x", "y", "z"][a as usize]),
+        };
+        for (terms, len) in &t.tests {
+            let q: Vec<String> = terms
+                .iter()
+                .map(|(c, fs)| {
+                    let mut parts = vec![c.to_string()];
+                    parts.extend(fs.iter().map(|&i| value(i)));
+                    parts.join("·")
+                })
+                .collect();
+            let q = if q.is_empty() {
+                "0".to_string()
+            } else {
+                q.join(" + ")
+            };
+            let _ = writeln!(out, "  {q} <= {}", value(*len));
+        }
     }
     if !p.shared.is_empty() {
         out.push_str("shared:\n");

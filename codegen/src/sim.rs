@@ -136,7 +136,11 @@ pub fn emit_body(program: &Program, name: &Ident) -> TokenStream {
         })
         .collect();
     e.f = &program.kernel;
-    let params = e.params();
+    let mut params = e.params();
+    // The launch's versioning flag (`Program::host_test`), after the parameters as on a GPU.
+    if program.host_test.is_some() {
+        params.push(quote!(__cuprum_host_test: bool));
+    }
     let body = e.function_body();
     let locs = &e.locs;
     let count = locs.len();
@@ -928,6 +932,7 @@ impl Emitter<'_> {
             }
             Builtin::Clock64 => quote!(#rt::clock64()),
             Builtin::Clock => quote!((#rt::clock64() as u32)),
+            Builtin::HostTest => quote!(__cuprum_host_test),
             Builtin::LaneMask(m) => {
                 // As u64, so that lane 31's `le` does not overflow.
                 let mask = match m {

@@ -243,6 +243,14 @@ impl<'p> Verifier<'p> {
             {
                 self.report(format!("shared allocation {k} out of range"));
             }
+            ExprKind::Builtin(crate::ir::Builtin::HostTest, _)
+                if self.program.host_test.is_none()
+                    || !std::ptr::eq(self.f, &self.program.kernel) =>
+            {
+                self.report(
+                    "reads the versioning flag, which only a kernel with a host test takes".into(),
+                );
+            }
             ExprKind::Panic(p) => self.site(p.site, CheckKind::Panic),
             ExprKind::IndexCheck {
                 site: Some(site), ..

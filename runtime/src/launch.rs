@@ -215,6 +215,62 @@ impl<T> GpuArg for GpuSlice<'_, T> {
     }
 }
 
+/// A launch argument's value in a versioning test the launch evaluates
+/// ([`cuprum_abi::versioning`]): a slice argument's length as the launch passes it to the
+/// kernel (the view's own, never what a `DeviceSlice::len` says), an unsigned scalar's value.
+/// Implemented only for the arguments the runtime makes, so generated code cannot be handed
+/// a length that differs from the kernel's.
+pub trait LaunchValue {
+    /// The value, as a `u64`.
+    fn launch_value(&self) -> u64;
+}
+
+impl<T> LaunchValue for GpuSlice<'_, T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len
+    }
+}
+
+impl<T: Element> LaunchValue for SimSlice<T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+impl<T: Element> LaunchValue for SimSliceMut<T> {
+    #[inline(always)]
+    fn launch_value(&self) -> u64 {
+        self.len() as u64
+    }
+}
+
+macro_rules! launch_value_of_unsigned {
+    ($($t:ty),*) => {$(
+        impl LaunchValue for $t {
+            #[inline(always)]
+            fn launch_value(&self) -> u64 {
+                *self as u64
+            }
+        }
+        impl LaunchValue for Value<$t> {
+            #[inline(always)]
+            fn launch_value(&self) -> u64 {
+                self.0 as u64
+            }
+        }
+    )*};
+}
+launch_value_of_unsigned!(u8, u16, u32, u64, usize);
+
+/// The versioning flag a kernel takes when its fast copy is selected at launch: 1 when every
+/// test holds for `values` (exactly: [`cuprum_abi::versioning::holds`]), else 0.
+#[inline]
+pub fn host_test(tests: &[cuprum_abi::versioning::Test<'_>], values: &[u64]) -> u32 {
+    u32::from(cuprum_abi::versioning::holds(tests, values))
+}
+
 impl<'a> GpuStream<'a> {
     fn core(&self) -> &DeviceCore {
         &self.stream.core.device.core
@@ -512,6 +568,7 @@ impl GpuLaunch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prelude::kernel;
 
     /// A device slice made of a simulator view, for the alignment check below.
     struct Foreign<'a, T>(SimSlice<T>, &'a crate::Device);
@@ -523,6 +580,75 @@ mod tests {
         fn __view(&self) -> crate::buffer::RawView<'_, T> {
             crate::buffer::RawView::sim_for_tests(self.0, self.1)
         }
+    }
+
+    /// `c[i] = a[i]` where `i < c.len()`: versioned on `len(c) <= len(a)`, which the launch
+    /// evaluates.
+    #[kernel]
+    fn copy_guarded(c: &mut [f32], a: &[f32]) {
+        let i = gpu::global_id_x();
+        if i < c.len() {
+            c[i] = a[i];
+        }
+    }
+
+    /// A slice whose `len` says more than the memory it hands the launch.
+    struct Forged<'a, T>(SimSlice<T>, &'a crate::Device, usize);
+
+    impl<T: Element> DeviceSlice<T> for Forged<'_, T> {
+        fn len(&self) -> usize {
+            self.2
+        }
+        fn __view(&self) -> crate::buffer::RawView<'_, T> {
+            crate::buffer::RawView::sim_for_tests(self.0, self.1)
+        }
+    }
+
+    /// A forged length cannot select the fast copy: the launch's test reads the length of
+    /// the view the kernel gets, so an access past it is still reported (as the bounds
+    /// failure it is, not as a failed proof), and the elements past it are not read.
+    #[test]
+    fn a_forged_length_does_not_select_the_fast_copy() {
+        assert!(
+            copy_guarded::PTX.contains(".param .u32"),
+            "versioned on a host test"
+        );
+        let device = crate::Device::simulator();
+        let stream = device.default_stream();
+        let n = 300;
+        let src = stream
+            .to_device(&(0..n).map(|i| i as f32).collect::<Vec<_>>())
+            .unwrap();
+        let Repr::Sim(raw, _) = src.__view().repr else {
+            unreachable!("simulator memory")
+        };
+        let m = 200;
+        // SAFETY: `m` of the buffer's `n` elements, used only while `src` lives.
+        let short = unsafe { raw.reinterpret::<f32>(0, m) };
+        for said in [m, n, usize::MAX] {
+            let a = Forged(short, &device, said);
+            // The launch's value of it is the view's length, whatever `len` says.
+            let sim = SimStream { stream: &stream };
+            // SAFETY: the view is not used after this statement.
+            let arg = unsafe { sim.arg(Slice::new(&a)) }.unwrap();
+            assert_eq!(arg.launch_value(), m as u64);
+            let mut c = stream.alloc_zeros::<f32>(n).unwrap();
+            let failed = copy_guarded::launch(&stream, LaunchConfig::new(2, 256), &mut c, &a)
+                .and_then(|()| stream.synchronize());
+            match failed {
+                Err(Error::KernelPanic(p)) => assert_eq!(
+                    p.message, "index out of bounds: the len is 200 but the index is 200",
+                    "len() said {said}"
+                ),
+                other => panic!("len() said {said}: {other:?}"),
+            }
+        }
+        // An honest view of all `n`: the test holds, and the copy is right.
+        let mut c = stream.alloc_zeros::<f32>(n).unwrap();
+        copy_guarded::launch(&stream, LaunchConfig::new(2, 256), &mut c, &src).unwrap();
+        let got = stream.to_host(&c).unwrap();
+        assert!(got.iter().enumerate().all(|(i, &v)| v == i as f32));
+        assert_eq!(host_test(&[], &[]), 1);
     }
 
     /// A launch on the simulator refuses a slice of 16-byte elements that is not 16-byte

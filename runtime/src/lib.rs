@@ -95,8 +95,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::device_copy::{Holds, ZeroIsAVariant};
     pub use crate::launch::{
-        backend, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream, KernelArg,
-        LaunchStream, SimStream, Slice, SliceMut, Value,
+        backend, host_test, launch_stream, Backend, GpuArg, GpuLaunch, GpuSlice, GpuStream,
+        KernelArg, LaunchStream, LaunchValue, SimStream, Slice, SliceMut, Value,
     };
     pub use crate::module::FunctionCache;
     pub use crate::registry::{KernelInfo, Site};
@@ -105,7 +105,7 @@ pub mod __private {
         Result, Stream,
     };
     pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-    pub use cuprum_abi::CheckKind;
+    pub use cuprum_abi::{versioning, CheckKind};
     pub use cuprum_macros::__collect as collect;
     /// The simulator's runtime, which the emitted simulator bodies call.
     pub use cuprum_std::sim;

@@ -134,6 +134,7 @@ pub fn check_kernel_in(
         sites,
         shared,
         items_used,
+        host_test: None,
     };
     record_panic_value_types(&mut program);
     Ok(program)

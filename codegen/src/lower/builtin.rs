@@ -56,8 +56,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 .const_int(u64::from(b[axis as usize]), false);
         }
         let a = ["x", "y", "z"][axis as usize];
-        let v = self
-            .call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"), &[], &[])
+        let f = intrinsic(
+            self.module,
+            &format!("llvm.nvvm.read.ptx.sreg.{reg}.{a}"),
+            &[],
+        );
+        let call = ok!(self.b.build_call(f, &[], "call"));
+        if self.fast_copy {
+            // In the fast copy of a kernel versioned on the launch's flag: not identical to
+            // the checked body's reads, so LLVM does not hoist the code both copies begin
+            // with above the branch (after which ptxas scheduled the copy's loads worse).
+            let attr = self.ctx.create_string_attribute("cuprum-fast-copy", "");
+            call.add_attribute(inkwell::attributes::AttributeLoc::Function, attr);
+        }
+        let v = call
+            .try_as_basic_value()
+            .basic()
+            .expect("a special register")
             .into_int_value();
         // `max_threads = n` is `.maxntid n`: the runtime and the driver refuse a bigger block,
         // so every index below n and every dimension at most n (folds the checks of
@@ -228,6 +243,16 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
             Builtin::Clock => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock", &[], &[]),
+            Builtin::HostTest => {
+                let flag = self
+                    .host_test
+                    .expect("the versioning flag is read only in a kernel that takes it");
+                let zero = i32t.const_zero();
+                ok!(self
+                    .b
+                    .build_int_compare(inkwell::IntPredicate::NE, flag, zero, "fast"))
+                .into()
+            }
             Builtin::LaneMask(m) => {
                 let which = match m {
                     crate::ir::LaneMask::Lt => "lt",

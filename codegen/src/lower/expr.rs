@@ -393,7 +393,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
         };
         ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
         self.b.position_at_end(then_bb);
+        // The fast copy of a kernel versioned on the launch's flag (see `sreg`).
+        let fast = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+        let outer = self.fast_copy;
+        self.fast_copy |= fast;
         let tv = self.block(then);
+        self.fast_copy = outer;
         if self.is_open() {
             if let (Some(slot), Some(v)) = (result, tv) {
                 ok!(self.b.build_store(slot, v));

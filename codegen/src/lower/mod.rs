@@ -66,7 +66,15 @@ pub fn lower_program<'ctx>(
         ..options.clone()
     };
     let panic_fn = options.checked.then(|| declare_panic_fn(ctx, &module));
-    let kernel = declare_kernel(ctx, &module, &program.kernel, options, entry_name);
+    let takes_host_test = program.host_test.is_some();
+    let kernel = declare_kernel(
+        ctx,
+        &module,
+        &program.kernel,
+        options,
+        entry_name,
+        takes_host_test,
+    );
     let shared = declare_shared(ctx, &module, program);
     if options.fastmath {
         let ftz = ctx.i32_type().const_int(1, false);
@@ -98,6 +106,7 @@ pub fn lower_program<'ctx>(
     lower.fns = fns;
     lower.sites = &program.sites;
     lower.scope = Some(lines.function(kernel, program.kernel.span));
+    lower.takes_host_test = takes_host_test;
     lower.body(true);
     libdevice_uses.append(&mut lower.libdevice_uses);
     drop(lower);
@@ -245,6 +254,12 @@ pub(crate) struct FnLower<'a, 'ctx> {
     pub panic_arg: Option<PointerValue<'ctx>>,
     /// The grid barrier's word (cooperative kernels only; see `grid.rs`).
     pub grid_arg: Option<PointerValue<'ctx>>,
+    /// The kernel takes the launch's versioning flag ([`Program::host_test`]).
+    pub takes_host_test: bool,
+    /// That flag (`i32`), once bound.
+    pub host_test: Option<inkwell::values::IntValue<'ctx>>,
+    /// Lowering the fast copy of a kernel versioned on that flag.
+    pub fast_copy: bool,
     /// The program's check sites: an elided one is not compiled (see `passes`).
     pub sites: &'a [crate::ir::CheckSite],
     /// The function's subprogram, the scope of its source locations.
@@ -260,6 +275,7 @@ fn declare_kernel<'ctx>(
     f: &Function,
     options: &KernelOptions,
     name: &str,
+    takes_host_test: bool,
 ) -> FunctionValue<'ctx> {
     let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
     let global_ptr = ctx.ptr_type(AddressSpace::from(GLOBAL));
@@ -276,6 +292,11 @@ fn declare_kernel<'ctx>(
             ty @ Ty::Struct(_) => params.push(value_type(ctx, ty).expect("sized").into()),
             other => unreachable!("kernel parameter of type {other}"),
         }
+    }
+    // The launch's versioning flag, after the user's parameters and before the hidden
+    // pointers.
+    if takes_host_test {
+        params.push(ctx.i32_type().into());
     }
     if options.checked {
         params.push(global_ptr.into());
@@ -587,6 +608,9 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
             libdevice_uses: Vec::new(),
             panic_arg: None,
             grid_arg: None,
+            takes_host_test: false,
+            host_test: None,
+            fast_copy: false,
             sites: &[],
             scope: None,
             location: None,
@@ -633,6 +657,12 @@ impl<'a, 'ctx> FnLower<'a, 'ctx> {
                 }
                 _ => {}
             }
+        }
+        if kernel && self.takes_host_test {
+            let flag = self.func.get_nth_param(index).unwrap().into_int_value();
+            flag.set_name("host_test");
+            self.host_test = Some(flag);
+            index += 1;
         }
         if self.options.checked {
             self.panic_arg = Some(self.func.get_nth_param(index).unwrap().into_pointer_value());

@@ -42,8 +42,8 @@ use super::checks_first::index_builtin;
 use super::poly::{self, Poly, Symbols};
 use super::Sites;
 use crate::ir::{
-    BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, LocalId, Pattern, Place, Proj,
-    SiteId, Stmt, UnOp,
+    BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, HostTest, LocalId, Pattern, Place,
+    Proj, SiteId, Stmt, UnOp,
 };
 use crate::ty::{Scalar, Ty};
 
@@ -59,6 +59,8 @@ pub(crate) struct Launch {
     pub declared: bool,
     /// The most threads a block has.
     pub max_threads: i128,
+    /// The launch may evaluate the versioning test (`KernelOptions::host_tests`).
+    pub host_tests: bool,
 }
 
 impl Launch {
@@ -71,6 +73,7 @@ impl Launch {
                 exact_block: Some(b),
                 declared: true,
                 max_threads: b.iter().product(),
+                host_tests: options.host_tests,
             };
         }
         let n = i128::from(options.max_threads.unwrap_or(1024));
@@ -79,6 +82,7 @@ impl Launch {
             exact_block: None,
             declared: options.max_threads.is_some(),
             max_threads: n,
+            host_tests: options.host_tests,
         }
     }
 }
@@ -121,7 +125,14 @@ fn local_tag(id: LocalId) -> String {
 /// Runs the pass on one function. For the kernel (`version`), accesses that hold when a
 /// uniform condition on its parameters and lengths holds are elided in a copy of the body
 /// that runs when it does (`if P { fast } else { body }`, see [`version_body`]).
-pub(crate) fn run(f: &mut Function, sites: &mut Sites, launch: Launch, version: bool) {
+///
+/// Returns the test the launch evaluates ([`HostTest`]) when the copy is selected by one.
+pub(crate) fn run(
+    f: &mut Function,
+    sites: &mut Sites,
+    launch: Launch,
+    version: bool,
+) -> Option<HostTest> {
     let mut body = std::mem::replace(
         &mut f.body,
         Block {
@@ -142,10 +153,13 @@ pub(crate) fn run(f: &mut Function, sites: &mut Sites, launch: Launch, version: 
     pass.block(&mut body, &mut env);
     let candidates = std::mem::take(&mut pass.candidates);
     let symbols = std::mem::take(&mut pass.symbols);
+    let mut host = None;
     if version {
-        body = version_body(f, sites, body, &candidates, &symbols);
+        let host_tests = launch.host_tests.then_some(&mut host);
+        body = version_body(f, sites, body, &candidates, &symbols, host_tests);
     }
     f.body = body;
+    host
 }
 
 /// The most expressions a kernel body may have to be copied for [`version_body`].
@@ -154,12 +168,15 @@ const MAX_VERSIONED: usize = 4000;
 /// `if P { body with the candidates' checks elided } else { body }`, or `body` when there is
 /// nothing to gain. A site is elided only when every use of it is a candidate. `P` is
 /// uniform (parameters and lengths only), so every thread of a launch takes one branch.
+/// When the launch knows every value `P` reads, `P` is the launch's flag
+/// ([`Builtin::HostTest`]) and `host` gets the test it evaluates (`passes::host`).
 fn version_body(
     f: &mut Function,
     sites: &mut Sites,
     body: Block,
     candidates: &[(SiteId, LocalId, Poly)],
     symbols: &Symbols,
+    host: Option<&mut Option<HostTest>>,
 ) -> Block {
     if candidates.is_empty() {
         return body;
@@ -237,12 +254,16 @@ fn version_body(
         needed.retain(|(l, p)| !(l == slice && q.sub(p).is_some_and(|d| d.nonneg())));
         needed.push((*slice, q.clone()));
     }
+    let host_test = match host {
+        Some(_) if !needed.is_empty() => super::host::test(f, &needed, symbols),
+        _ => None,
+    };
     // Plain arithmetic where the polynomials cannot wrap (bounded symbols, or symbols first
     // tested to be at most a limit, `poly::GUARDS`); saturating arithmetic otherwise (dearer: the
     // test runs in every thread).
     let mut tests: Vec<Expr> = Vec::new();
     let mut guards = std::collections::BTreeMap::new();
-    for (slice, q) in &needed {
+    for (slice, q) in needed.iter().filter(|_| host_test.is_none()) {
         let Some(len) = symbols.get(&len_symbol(*slice)) else {
             return body;
         };
@@ -261,6 +282,10 @@ fn version_body(
         }
     }
     tests.splice(0..0, first);
+    if let (Some(h), Some(host)) = (host_test, host) {
+        tests = vec![super::host::flag(f.span)];
+        *host = Some(h);
+    }
     if tests.is_empty() {
         return body;
     }

@@ -10,12 +10,14 @@
 //! - [`bounds`]: index checks proved redundant by value ranges and guards (first, so that
 //!   the next pass does not move checks that are not needed);
 //! - [`checks_first`]: the checks of a run of statements before the run;
+//! - `host`: for `bounds`, versioning tests the launch evaluates (a hidden flag);
 //! - [`counted`]: grid-stride `while` loops proved to be counted loops (in every build,
 //!   checked or not: it changes no check).
 
 pub mod bounds;
 pub mod checks_first;
 pub mod counted;
+mod host;
 mod poly;
 
 use crate::ir::{Block, CheckSite, Elision, ExprKind, Program, SiteId};
@@ -35,14 +37,19 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
 
 fn check_passes(program: &mut Program, options: &KernelOptions, launch: bounds::Launch) {
     let mut sites = Sites(std::mem::take(&mut program.sites));
+    let mut host_test = None;
     let kernel = std::iter::once((&mut program.kernel, true));
     for (f, is_kernel) in kernel.chain(program.functions.iter_mut().map(|f| (f, false))) {
         if options.prove_bounds {
-            bounds::run(f, &mut sites, launch, is_kernel);
+            let test = bounds::run(f, &mut sites, launch, is_kernel);
+            if is_kernel {
+                host_test = test;
+            }
         }
         checks_first::run(f, &mut sites);
     }
     program.sites = sites.0;
+    program.host_test = host_test;
 }
 
 /// The program's site table while passes run.
@@ -84,9 +91,11 @@ pub fn versions(program: &Program) -> Option<(Program, Program)> {
     if !body.stmts.is_empty() || !has_versioned_site(program, fast) {
         return None;
     }
+    // Neither body reads the versioning flag: neither takes it.
     let with = |b: &Block| {
         let mut p = program.clone();
         p.kernel.body = b.clone();
+        p.host_test = None;
         p
     };
     Some((with(fast), with(checked)))

@@ -189,6 +189,20 @@ fn optimized(src: &str, attr: proc_macro2::TokenStream) -> String {
     print::program(&p)
 }
 
+/// The IR after the passes with the versioning test in the kernel (as where the launch
+/// does not know a value the test reads).
+fn in_kernel_test(src: &str) -> String {
+    let options = KernelOptions {
+        host_tests: false,
+        ..KernelOptions::default()
+    };
+    let mut p = checked(src, &options);
+    passes::optimize(&mut p, &options);
+    assert_eq!(verify::problems(&p, Some(true)), Vec::<String>::new());
+    assert!(p.host_test.is_none());
+    print::program(&p)
+}
+
 const TRANSPOSE: &str =
     "fn transpose_coalesced(odata: &mut [f32], idata: &[f32], w: usize, h: usize) {
     let tile = gpu::shared_array_2d::<f32, 32, 33>();
@@ -339,7 +353,15 @@ fn launch_dimensions_bound_unguarded_indices_cheaply() {
             out[j * nx + i] = 1.0;
         }
     }";
+    // The launch evaluates that test exactly (no limit on the symbols)...
     let ir = optimized(src, quote::quote!());
+    assert!(ir.contains("if host_test()"), "{ir}");
+    assert!(ir.contains("1·nx_1·ny_2 <= len(out_0)"), "{ir}");
+    assert!(!ir.contains("4294967295"), "{ir}");
+    // ... which the kernel would otherwise test itself (where a value is not the launch's),
+    // `usize` symbols whose product could wrap first tested to be at most 2^32 - 1.
+    let ir = in_kernel_test(src);
+    assert!(!ir.contains("host_test"), "{ir}");
     assert!(ir.contains("(nx_1 <= 4294967295usize)"), "{ir}");
     assert!(!ir.contains("18446744073709551615"), "{ir}");
 }

@@ -8,6 +8,7 @@ mod consts;
 mod counted;
 mod deterministic;
 mod fuzz;
+mod host;
 mod ir;
 mod latch;
 mod lower;

@@ -78,3 +78,41 @@ fn unchecked_kernels_have_no_hidden_parameter_and_small_scalars_are_aligned() {
     }
     assert!(common::compile_with(&wide(543, "u64"), &unchecked).is_err());
 }
+
+/// A versioned kernel's flag is a parameter too: one at the limit without it keeps the
+/// checked body alone (no flag, no fast copy) rather than failing to compile; with room, the
+/// flag is counted (4 bytes, aligned before the record pointer).
+#[test]
+fn the_versioning_flag_is_counted_and_dropped_when_there_is_no_room() {
+    let limit = param_space::limit(&Target::default_target());
+    // `out[i] = a[i]` under `i < out.len()` is versioned on `len(out) <= len(a)`.
+    let versioned = |n: usize| {
+        let params: Vec<String> = (0..n).map(|i| format!("p{i}: u64")).collect();
+        format!(
+            "fn copy(out: &mut [u64], a: &[u64], {}) {{
+                let i = gpu::global_id_x();
+                if i < out.len() {{ out[i] = a[i] + p0 + p{}; }}
+            }}",
+            params.join(", "),
+            n - 1
+        )
+    };
+    let options = KernelOptions::default();
+    // Two slices (32 bytes) + n u64 + the record pointer (8) = the limit: no room for the flag.
+    let n = (limit as usize - 32 - 8) / 8;
+    let k = common::compile(&versioned(n));
+    assert!(k.program.host_test.is_none());
+    assert!(!k.ptx.contains(".param .u32"));
+    assert_eq!(param_space::bytes(&k.program, &options), limit);
+    // One scalar fewer: the flag fits (4 bytes, padded to the pointer's 8).
+    let k = common::compile(&versioned(n - 1));
+    assert!(k.program.host_test.is_some());
+    assert!(k.ptx.contains(".param .u32"));
+    assert_eq!(param_space::bytes(&k.program, &options), limit);
+    if let Some(ptxas) = ptxas() {
+        for arch in parse_archs("sm_80,sm_90").unwrap() {
+            assemble(&k.ptx, &arch, &ptxas)
+                .unwrap_or_else(|e| panic!("ptxas rejects a kernel at the limit: {e}"));
+        }
+    }
+}

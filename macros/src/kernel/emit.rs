@@ -352,6 +352,24 @@ fn emit_impl(
     let ptx_doc = format!("The PTX of `{entry}`, compiled for {}.", k.target);
     let info = info(k, options);
     let (locals, args) = arguments(params);
+    let host_test = match host_test(k, params, &locals) {
+        Ok(t) => t,
+        Err(message) => {
+            let e = cuprum_codegen::internal_error(name, &message);
+            return e.to_compile_error();
+        }
+    };
+    // The versioning flag: evaluated from the arguments as made for this backend, passed
+    // after them (a `u32` on a GPU, a `bool` to the simulator's body).
+    let (gpu_flag, gpu_flag_arg, sim_flag, sim_flag_arg) = match &host_test {
+        Some(eval) => (
+            quote!(let __cuprum_host_test = #rt::Value(#eval);),
+            quote!(&__cuprum_host_test),
+            quote!(let __cuprum_host_test = #eval != 0;),
+            quote!(__cuprum_host_test),
+        ),
+        None => Default::default(),
+    };
     quote! {
         // A kernel that is only launched has unread constants, and `launch` takes the kernel's
         // parameters after the stream and configuration: neither is worth a warning.
@@ -381,15 +399,18 @@ fn emit_impl(
                             return ::core::result::Result::Ok(());
                         };
                         #(let #locals = __cuprum_gpu.arg(#args)?;)*
+                        #gpu_flag
                         // SAFETY: the arguments are the kernel's parameters, in order, made
-                        // from its checked signature on this launch's stream.
-                        unsafe { __cuprum_launch.launch(&[#(&#locals),*]) }
+                        // from its checked signature on this launch's stream (then the
+                        // versioning flag it takes, evaluated from them).
+                        unsafe { __cuprum_launch.launch(&[#(&#locals,)* #gpu_flag_arg]) }
                     }
                     #rt::Backend::Sim(__cuprum_sim) => {
                         // SAFETY: the views are used only by the launch below, which runs the
                         // whole grid while the arguments are borrowed.
                         #(let #locals = unsafe { __cuprum_sim.arg(#args) }?;)*
-                        __cuprum_sim.launch(&Self::INFO, &__cuprum_config, move |__cuprum_t| #sim_body_name(__cuprum_t, #(#locals),*))
+                        #sim_flag
+                        __cuprum_sim.launch(&Self::INFO, &__cuprum_config, move |__cuprum_t| #sim_body_name(__cuprum_t, #(#locals,)* #sim_flag_arg))
                     }
                 }
             }
@@ -397,6 +418,67 @@ fn emit_impl(
 
         #launcher
     }
+}
+
+/// The expression of the versioning flag (`u32`) a kernel with a host-evaluated test takes:
+/// the test (`cuprum_abi::versioning`) over the values of the launch's arguments (`locals`,
+/// as the runtime made them for the backend: a slice's length is the one the kernel gets)
+/// and of its configuration. An `Err` when the test names a parameter of another kind.
+fn host_test(
+    k: &Artifact,
+    params: &[HostParam],
+    locals: &[syn::Ident],
+) -> Result<Option<TokenStream>, String> {
+    let Some(t) = &k.host_test else {
+        return Ok(None);
+    };
+    let rt = crate::private();
+    let axis = |a: u8| format_ident!("{}", ["x", "y", "z"][a as usize % 3]);
+    let mut values = Vec::new();
+    for v in &t.values {
+        values.push(match *v {
+            cuprum_codegen::HostValue::Len(i) | cuprum_codegen::HostValue::Scalar(i) => {
+                let slice = matches!(v, cuprum_codegen::HostValue::Len(_));
+                match params.get(i) {
+                    Some(HostParam::Slice { .. }) if slice => {}
+                    Some(HostParam::Scalar { .. }) if !slice => {}
+                    _ => {
+                        return Err(format!(
+                            "the versioning test reads parameter {i} as a {}, which it is not",
+                            if slice { "slice" } else { "scalar" }
+                        ))
+                    }
+                }
+                let local = &locals[i];
+                quote!(#rt::LaunchValue::launch_value(&#local))
+            }
+            cuprum_codegen::HostValue::GridDim(a) => {
+                let a = axis(a);
+                quote!(::core::primitive::u64::from(__cuprum_config.grid.#a))
+            }
+            cuprum_codegen::HostValue::BlockDim(a) => {
+                let a = axis(a);
+                quote!(::core::primitive::u64::from(__cuprum_config.block.#a))
+            }
+        });
+    }
+    let tests = t.tests.iter().map(|(terms, len)| {
+        let terms = terms.iter().map(|(c, factors)| {
+            let c = match c.checked_abs() {
+                Some(a) if *c < 0 => {
+                    let a = proc_macro2::Literal::i128_unsuffixed(a);
+                    quote!(-#a)
+                }
+                Some(a) => proc_macro2::Literal::i128_unsuffixed(a).to_token_stream(),
+                None => quote!(::core::primitive::i128::MIN),
+            };
+            quote!(#rt::versioning::Term { coefficient: #c, factors: &[#(#factors),*] })
+        });
+        quote!(#rt::versioning::Test { terms: &[#(#terms),*], len: #len })
+    });
+    Ok(Some(
+        quote!(#rt::host_test(&[#(#tests),*], &[#(#values),*])),
+    ))
 }
 
 /// The kernel's `KernelInfo`, as the expression of its `INFO`.
