@@ -11,7 +11,13 @@ use crate::ty::{Scalar, Ty};
 impl<'ctx> FnLower<'_, 'ctx> {
     /// Lowers a block; returns its value.
     pub(crate) fn block(&mut self, block: &Block) -> Option<BasicValueEnum<'ctx>> {
-        for s in &block.stmts {
+        self.stmts(&block.stmts);
+        block.tail.as_ref().and_then(|t| self.expr(t))
+    }
+
+    /// Lowers statements in order.
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
             match s {
                 Stmt::Let { pat, init } => {
                     let v = self.expr(init);
@@ -22,7 +28,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
             }
         }
-        block.tail.as_ref().and_then(|t| self.expr(t))
     }
 
     pub(crate) fn bind(&mut self, pat: &Pattern, ty: &Ty, value: Option<BasicValueEnum<'ctx>>) {
@@ -467,17 +472,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .b
             .build_int_compare(IntPredicate::ULT, i, n, "i_in_range"));
         self.assume(within);
-        for s in &body.stmts[..body.stmts.len() - 1] {
-            match s {
-                Stmt::Let { pat, init } => {
-                    let v = self.expr(init);
-                    self.bind(pat, &init.ty, v);
-                }
-                Stmt::Expr(e) => {
-                    self.expr(e);
-                }
-            }
-        }
+        self.stmts(&body.stmts[..body.stmts.len() - 1]);
         if self.is_open() {
             ok!(self.b.build_unconditional_branch(latch));
         }
