@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::checks_first::index_builtin;
 use super::poly::{self, Poly, Symbols};
-use super::Sites;
+use super::{pattern_locals, Sites};
 use crate::ir::{
     BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, HostTest, LocalId, Pattern, Place,
     Proj, SiteId, Stmt, UnOp,
@@ -1256,16 +1256,6 @@ fn gcd(a: i128, b: i128) -> i128 {
         a.abs()
     } else {
         gcd(b, a % b)
-    }
-}
-
-fn pattern_locals(p: &Pattern, out: &mut HashSet<LocalId>) {
-    match p {
-        Pattern::Local(id) => {
-            out.insert(*id);
-        }
-        Pattern::Tuple(ps) => ps.iter().for_each(|p| pattern_locals(p, out)),
-        Pattern::Wild => {}
     }
 }
 

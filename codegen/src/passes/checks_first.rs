@@ -29,7 +29,7 @@ use std::collections::HashSet;
 
 use proc_macro2::Span;
 
-use super::Sites;
+use super::{pattern_locals, Sites};
 use crate::ir::{
     BinOp, Block, Builtin, Elision, Expr, ExprKind, Function, LocalId, Pattern, Place, Proj,
     SiteId, Stmt,
@@ -576,16 +576,6 @@ pub(crate) fn index_builtin(b: Builtin) -> bool {
             | Builtin::LaneId
             | Builtin::WarpId
     )
-}
-
-fn pattern_locals(pat: &Pattern, out: &mut HashSet<LocalId>) {
-    match pat {
-        Pattern::Wild => {}
-        Pattern::Local(id) => {
-            out.insert(*id);
-        }
-        Pattern::Tuple(ps) => ps.iter().for_each(|p| pattern_locals(p, out)),
-    }
 }
 
 /// The places `e` reads, in evaluation order.

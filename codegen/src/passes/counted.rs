@@ -24,6 +24,7 @@ use crate::ir::{
 use crate::ty::Ty;
 
 use super::bounds::{type_range, Range};
+use super::pattern_locals;
 
 /// Largest grid per axis (`grid_dim()`).
 const MAX_GRID: [i128; 3] = [(1 << 31) - 1, 65535, 65535];
@@ -139,15 +140,6 @@ pub(crate) fn parts<'a>(
 
 /// The locals that `let`s in `b` (at any depth) declare.
 fn declared(b: &Block, out: &mut HashSet<LocalId>) {
-    fn pattern(p: &Pattern, out: &mut HashSet<LocalId>) {
-        match p {
-            Pattern::Local(id) => {
-                out.insert(*id);
-            }
-            Pattern::Tuple(ps) => ps.iter().for_each(|p| pattern(p, out)),
-            Pattern::Wild => {}
-        }
-    }
     fn expr(e: &Expr, out: &mut HashSet<LocalId>) {
         let (xs, bs) = crate::walk::children(e);
         xs.into_iter().for_each(|x| expr(x, out));
@@ -156,7 +148,7 @@ fn declared(b: &Block, out: &mut HashSet<LocalId>) {
     for s in &b.stmts {
         match s {
             Stmt::Let { pat, init } => {
-                pattern(pat, out);
+                pattern_locals(pat, out);
                 expr(init, out);
             }
             Stmt::Expr(e) => expr(e, out),

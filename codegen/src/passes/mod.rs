@@ -20,7 +20,9 @@ pub mod counted;
 mod host;
 mod poly;
 
-use crate::ir::{Block, CheckSite, Elision, ExprKind, Program, SiteId};
+use std::collections::HashSet;
+
+use crate::ir::{Block, CheckSite, Elision, ExprKind, LocalId, Pattern, Program, SiteId};
 use crate::options::KernelOptions;
 
 /// Runs the passes that `options` asks for, in order.
@@ -118,4 +120,15 @@ fn has_versioned_site(program: &Program, b: &Block) -> bool {
         });
     });
     found
+}
+
+/// Adds the locals that pattern `p` binds to `out`.
+fn pattern_locals(p: &Pattern, out: &mut HashSet<LocalId>) {
+    match p {
+        Pattern::Local(id) => {
+            out.insert(*id);
+        }
+        Pattern::Tuple(ps) => ps.iter().for_each(|p| pattern_locals(p, out)),
+        Pattern::Wild => {}
+    }
 }
