@@ -15,6 +15,12 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         ("jacobi_2d", bce::jacobi_2d::NAME, bce::jacobi_2d::PTX),
         ("fast_matmul", bce::fast_matmul::NAME, bce::fast_matmul::PTX),
         ("vector_add", bce::vector_add::NAME, bce::vector_add::PTX),
+        ("rows_from", bce::rows_from::NAME, bce::rows_from::PTX),
+        (
+            "rows_from_unchecked",
+            bce::rows_from_unchecked::rows_from::NAME,
+            bce::rows_from_unchecked::rows_from::PTX,
+        ),
     ]
 }
 
@@ -28,6 +34,24 @@ fn bce_ptx_snapshots() {
 #[test]
 fn ptxas_accepts_every_bce_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&kernels());
+}
+
+/// `passes::narrow`: the copy the launch selects computes the indices it knows in range in
+/// 32 bits and widens each once (`cvt.s64.s32`): in the checked kernel, the access its fast
+/// copy versions away (`(j + 1) * nx + i`); in the unchecked one, every access, `j * nx + i`
+/// in one `mul.lo.s32`, its literal offsets left as address offsets (`[%rd+-1]`). The other
+/// copy keeps 64-bit indices (`mul.lo.s64`).
+#[test]
+fn indices_are_computed_in_32_bits_in_the_selected_copy() {
+    let checked = bce::rows_from::PTX;
+    let unchecked = bce::rows_from_unchecked::rows_from::PTX;
+    for ptx in [checked, unchecked] {
+        assert!(ptx.contains("cvt.s64.s32"), "{ptx}");
+        assert!(ptx.contains("mul.lo.s64"), "{ptx}");
+    }
+    let narrowed = unchecked.split("mul.lo.s64").next().unwrap();
+    assert!(narrowed.contains("mul.lo.s32"), "{unchecked}");
+    assert!(narrowed.contains("+-1]"), "{unchecked}");
 }
 
 #[test]

@@ -1,0 +1,110 @@
+//! 32-bit index arithmetic (`passes::narrow`): where it is applied, and the launch's test that
+//! makes it exact.
+
+use cuprum_codegen::{HostTest, HostValue, KernelOptions};
+
+use super::common::{compile, compile_with, entry_body};
+
+const LAPLACE: &str = "fn laplace(out: &mut [f32], inp: &[f32], nx: usize, ny: usize) {
+    let (i, j) = (gpu::global_id_x(), gpu::global_id_y());
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        out[j * nx + i] = 0.25
+            * (inp[j * nx + i - 1]
+                + inp[j * nx + i + 1]
+                + inp[(j - 1) * nx + i]
+                + inp[(j + 1) * nx + i]);
+    }
+}";
+
+fn unchecked(src: &str) -> cuprum_codegen::CompiledKernel {
+    let options = KernelOptions {
+        checked: false,
+        ..KernelOptions::default()
+    };
+    compile_with(src, &options).expect("compiles")
+}
+
+/// `Σ terms <= values[len]` for each test, exactly, as the launch computes it.
+fn holds(t: &HostTest, values: &[u64]) -> bool {
+    t.tests.iter().all(|(terms, len)| {
+        let sum: i128 = terms
+            .iter()
+            .map(|(c, f)| c * f.iter().map(|&k| i128::from(values[k as usize])).product::<i128>())
+            .sum();
+        sum <= i128::from(values[*len as usize])
+    })
+}
+
+/// Laplace's values: lengths of out and inp, nx, ny, constants.
+fn values(t: &HostTest, out: u64, inp: u64, nx: u64, ny: u64) -> Vec<u64> {
+    t.values
+        .iter()
+        .map(|v| match v {
+            HostValue::Len(0) => out,
+            HostValue::Len(1) => inp,
+            HostValue::Scalar(2) => nx,
+            HostValue::Scalar(3) => ny,
+            HostValue::Const(c) => *c,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// The fast copy is taken for lengths of up to 2³¹ less the largest literal offset of the
+/// slice's narrowed indices (`inp[j * nx + i - 1]`: `x - 1` with `x` sign-extended from 32
+/// bits, so `x` must stay below 2³¹), never past them; the 64-bit checked body runs there.
+#[test]
+fn the_launch_tests_the_lengths_below_2_pow_31() {
+    let k = compile(LAPLACE);
+    let t = k.program.host_test.as_ref().expect("versioned");
+    let (nx, big) = (1u64 << 16, 1u64 << 31);
+    // `nx · ny` elements: the bounds hold for every `ny`; the lengths decide.
+    for (len_out, len_in, fast) in [
+        (big - 1, big - 1, true),
+        (big, big - 1, true),
+        (big - 1, big, false),
+        (big + 1, big - 1, false),
+    ] {
+        let ny = len_out.min(len_in) / nx;
+        let v = values(t, len_out, len_in, nx, ny);
+        assert_eq!(holds(t, &v), fast, "out {len_out} in {len_in}");
+    }
+    // The fast copy computes `j * nx + i` in 32 bits; the checked body in 64.
+    let body = entry_body(&k.ptx, "laplace");
+    assert!(body.contains("mul.lo.s32"), "{body}");
+    assert!(body.contains("cvt.s64.s32"), "{body}");
+    assert!(body.contains("mul.lo.s64"), "{body}");
+}
+
+/// An `unchecked` kernel gets a copy with 32-bit indices, chosen by the launch's test of the
+/// lengths alone; one with a loop, or whose indices multiply no 64-bit value, does not.
+#[test]
+fn unchecked_kernels_get_a_copy_with_32_bit_indices() {
+    let k = unchecked(LAPLACE);
+    let t = k.program.host_test.as_ref().expect("a copy selected by the launch");
+    assert!(t.values.iter().all(|v| matches!(v, HostValue::Len(_) | HostValue::Const(_))));
+    assert_eq!(t.tests.len(), 2);
+    let body = entry_body(&k.ptx, "laplace");
+    assert!(body.contains("mul.lo.s32") && body.contains("mul.lo.s64"), "{body}");
+    assert!(body.contains("+-4]") && body.contains("+4]"), "{body}");
+    for plain in [
+        // A loop: a copy of it costs more than the indices save.
+        "fn k(x: &mut [f32], n: usize) { for r in 0..4 { x[r * n + 1] = 0.0; } }",
+        // `x[i]`: nothing to narrow.
+        "fn k(x: &mut [f32]) { let i = gpu::global_id_x(); x[i] = 1.0; }",
+        // A widened `u32` product is one `mul.wide.u32` already.
+        "fn k(x: &mut [f32], w: u32) { let (r, c) = (gpu::block_idx().x, gpu::thread_idx().x);
+            x[r as usize * w as usize + c as usize] = 1.0; }",
+    ] {
+        let k = unchecked(plain);
+        assert!(k.program.host_test.is_none(), "{plain}");
+    }
+}
+
+/// Indices whose checks stay (not known in range) keep 64 bits in a checked kernel.
+#[test]
+fn checked_indices_stay_64_bits() {
+    let k = compile("fn k(x: &mut [f32], n: usize) { let i = gpu::global_id_x(); x[i * n + 1] = 0.0; }");
+    assert!(!k.ptx.contains("mul.lo.s32"), "{}", k.ptx);
+    assert!(k.program.host_test.is_none());
+}
