@@ -396,14 +396,35 @@ impl<'ctx> FnLower<'_, 'ctx> {
         } else {
             None
         };
-        ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
+        let br = ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
         self.b.position_at_end(then_bb);
         // The fast copy of a kernel versioned on the launch's flag (see `sreg`).
         let fast = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+        if fast {
+            // The copy the launch selects is the likely one (it ends in `exit`, below, which
+            // LLVM would otherwise take for a cold path and lay out last).
+            let i32t = self.ctx.i32_type();
+            let weights = self.ctx.metadata_node(&[
+                self.ctx.metadata_string("branch_weights").into(),
+                i32t.const_int(1 << 20, false).into(),
+                i32t.const_int(1, false).into(),
+            ]);
+            let _ = br.set_metadata(weights, self.ctx.get_kind_id("prof"));
+        }
         let outer = self.fast_copy;
         self.fast_copy |= fast;
         let tv = self.block(then);
         self.fast_copy = outer;
+        if fast && self.is_open() {
+            // The flag's `if` is the kernel's whole body: the fast copy ends the thread on
+            // its own (`exit`). Ending in a `ret`, SimplifyCFG merged it with the checked
+            // body's into one block and sank the code both copies end with into that block,
+            // where laplace's fast copy issued its last load only after waiting for the
+            // loads before it (bench/NOTES.md, `stencil`).
+            self.call_void_intrinsic("llvm.nvvm.exit", &[]);
+            ok!(self.b.build_unreachable());
+            self.start_dead_block();
+        }
         if self.is_open() {
             if let (Some(slot), Some(v)) = (result, tv) {
                 ok!(self.b.build_store(slot, v));
