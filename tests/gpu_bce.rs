@@ -591,7 +591,9 @@ fn indices_are_computed_in_32_bits_only_when_the_lengths_allow() -> cuprum::Resu
                     // SAFETY: every access is guarded to lie inside the `nx × ny` grid.
                     unsafe {
                         let cfg = LaunchConfig::new(grid, (256, 2));
-                        rows_from_unchecked::rows_from::launch(&stream, cfg, &mut out, &inp, nx, ny, row0)?
+                        rows_from_unchecked::rows_from::launch(
+                            &stream, cfg, &mut out, &inp, nx, ny, row0,
+                        )?
                     };
                 } else {
                     launch!(rows_from<<<grid, (256, 2), stream>>>(&mut out, &inp, nx, ny, row0))?;

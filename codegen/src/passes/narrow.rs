@@ -168,7 +168,10 @@ impl Params {
 
     /// The position among the parameters of slice parameter `local`.
     fn position(&self, local: usize) -> Option<usize> {
-        self.0.iter().find(|(id, _, _)| *id == local).map(|(_, k, _)| *k)
+        self.0
+            .iter()
+            .find(|(id, _, _)| *id == local)
+            .map(|(_, k, _)| *k)
     }
 
     /// The type of slice parameter `local` (one that [`Params::position`] finds).
@@ -249,7 +252,10 @@ fn narrow_place(
 /// instructions that narrowing saves otherwise are a wash).
 fn wide_mul(e: &Expr) -> bool {
     let small = |x: &Expr| match &x.kind {
-        ExprKind::Cast(y) => y.ty.as_scalar().is_some_and(|s| s.is_int() && s.bits() <= 32),
+        ExprKind::Cast(y) => {
+            y.ty.as_scalar()
+                .is_some_and(|s| s.is_int() && s.bits() <= 32)
+        }
         _ => false,
     };
     let literal = |x: &Expr| matches!(x.kind, ExprKind::Int(_));
@@ -258,7 +264,7 @@ fn wide_mul(e: &Expr) -> bool {
             wide_mul(a) || wide_mul(b)
         }
         ExprKind::Binary(BinOp::Mul, a, b, _) if e.ty == Ty::USIZE => {
-            let wide = !(small(a) && small(b)) && !literal(a) && !literal(b);
+            let wide = !(literal(a) || literal(b) || small(a) && small(b));
             wide || wide_mul(a) || wide_mul(b)
         }
         _ => false,

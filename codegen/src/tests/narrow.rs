@@ -29,7 +29,12 @@ fn holds(t: &HostTest, values: &[u64]) -> bool {
     t.tests.iter().all(|(terms, len)| {
         let sum: i128 = terms
             .iter()
-            .map(|(c, f)| c * f.iter().map(|&k| i128::from(values[k as usize])).product::<i128>())
+            .map(|(c, f)| {
+                c * f
+                    .iter()
+                    .map(|&k| i128::from(values[k as usize]))
+                    .product::<i128>()
+            })
             .sum();
         sum <= i128::from(values[*len as usize])
     })
@@ -72,7 +77,11 @@ fn the_launch_tests_the_lengths_below_2_pow_31() {
     // The fast copy computes `j * nx + i` in 32 bits; the checked body in 64.
     let body = entry_body(&k.ptx, "laplace");
     assert!(body.contains("mul.lo.s32"), "{body}");
-    assert!(body.contains("cvt.s64.s32"), "{body}");
+    // Widened once per address: `mul.wide.s32 i, 4` (or `cvt.s64.s32` then a shift).
+    assert!(
+        body.contains("mul.wide.s32") || body.contains("cvt.s64.s32"),
+        "{body}"
+    );
     assert!(body.contains("mul.lo.s64"), "{body}");
 }
 
@@ -81,11 +90,21 @@ fn the_launch_tests_the_lengths_below_2_pow_31() {
 #[test]
 fn unchecked_kernels_get_a_copy_with_32_bit_indices() {
     let k = unchecked(LAPLACE);
-    let t = k.program.host_test.as_ref().expect("a copy selected by the launch");
-    assert!(t.values.iter().all(|v| matches!(v, HostValue::Len(_) | HostValue::Const(_))));
+    let t = k
+        .program
+        .host_test
+        .as_ref()
+        .expect("a copy selected by the launch");
+    assert!(t
+        .values
+        .iter()
+        .all(|v| matches!(v, HostValue::Len(_) | HostValue::Const(_))));
     assert_eq!(t.tests.len(), 2);
     let body = entry_body(&k.ptx, "laplace");
-    assert!(body.contains("mul.lo.s32") && body.contains("mul.lo.s64"), "{body}");
+    assert!(
+        body.contains("mul.lo.s32") && body.contains("mul.lo.s64"),
+        "{body}"
+    );
     assert!(body.contains("+-4]") && body.contains("+4]"), "{body}");
     for plain in [
         // A loop: a copy of it costs more than the indices save.
@@ -104,7 +123,53 @@ fn unchecked_kernels_get_a_copy_with_32_bit_indices() {
 /// Indices whose checks stay (not known in range) keep 64 bits in a checked kernel.
 #[test]
 fn checked_indices_stay_64_bits() {
-    let k = compile("fn k(x: &mut [f32], n: usize) { let i = gpu::global_id_x(); x[i * n + 1] = 0.0; }");
+    let k = compile(
+        "fn k(x: &mut [f32], n: usize) { let i = gpu::global_id_x(); x[i * n + 1] = 0.0; }",
+    );
     assert!(!k.ptx.contains("mul.lo.s32"), "{}", k.ptx);
     assert!(k.program.host_test.is_none());
+}
+
+/// The two copies of a launch-versioned kernel end apart (the checked body in its own
+/// `exit`), and both keep every store: ended by `llvm.nvvm.exit` (which reads no memory), a
+/// copy lost three of `transpose`'s four stores after its barrier as dead (wrong on the H200;
+/// the simulator runs the IR, not the PTX).
+#[test]
+fn the_fast_copy_keeps_its_stores() {
+    let src = "fn transpose(out: &mut [f32], inp: &[f32], rows: u32, cols: u32) {
+        let tile = gpu::shared_array_2d::<f32, 32, 33>();
+        let (bx, by) = (gpu::block_idx().x * 32, gpu::block_idx().y * 32);
+        let (tx, ty) = (gpu::thread_idx().x, gpu::thread_idx().y);
+        for k in [0u32, 8, 16, 24] {
+            let (r, c) = (by + ty + k, bx + tx);
+            if r < rows && c < cols {
+                tile[(ty + k) as usize][tx as usize] = inp[r as usize * cols as usize + c as usize];
+            }
+        }
+        gpu::sync_threads();
+        for k in [0u32, 8, 16, 24] {
+            let (orow, ocol) = (bx + ty + k, by + tx);
+            if orow < cols && ocol < rows {
+                out[orow as usize * rows as usize + ocol as usize] = tile[tx as usize][(ty + k) as usize];
+            }
+        }
+    }";
+    let options = KernelOptions {
+        block: Some([32, 8, 1]),
+        ..KernelOptions::default()
+    };
+    let k = compile_with(src, &options).expect("compiles");
+    assert!(
+        k.program.host_test.is_some(),
+        "versioned on the launch's flag"
+    );
+    let body = entry_body(&k.ptx, "transpose");
+    // The fast copy is laid out first and ends in `ret`; the checked body (and its failure
+    // paths) after it, ending in `exit`.
+    let (fast, checked) = body.split_once("ret;").expect("the fast copy returns");
+    assert!(!fast.contains("__cuprum_panic"), "{body}");
+    assert!(checked.contains("exit;"), "{body}");
+    let stores = |s: &str| s.matches("st.global").count();
+    assert_eq!(stores(fast), 4, "{body}");
+    assert_eq!(stores(checked), 4, "{body}");
 }
