@@ -564,11 +564,12 @@ fn the_launch_chooses_the_fast_copy_from_what_it_passes() -> cuprum::Result<()> 
 }
 
 /// 32-bit index arithmetic (`passes::narrow`) is chosen only when the launch has tested the
-/// lengths below 2³¹: `rows_from` (checked and unchecked) on bytes, with rows near the end
-/// of `nx × ny` grids of fewer and of more than 2³¹ elements. Past the bound the launch
-/// must run the 64-bit body (32-bit indices would wrap to the grid's start: wrong bytes,
-/// or on the simulator an internal error); below it, the 32-bit copy, whose every index the
-/// simulator confirms fits. The buffers are zeroed lazily: only the rows used are touched.
+/// lengths below 2³¹: `rows_from` (and its unchecked twin, 64-bit throughout) on bytes, with
+/// rows near the end of `nx × ny` grids of fewer and of more than 2³¹ elements. Past the
+/// bound the launch must run the 64-bit body (32-bit indices would wrap to the grid's start:
+/// wrong bytes, or on the simulator an internal error); below it, the fast copy, whose every
+/// 32-bit index the simulator confirms fits. The buffers are zeroed lazily: only the rows
+/// used are touched.
 #[test]
 fn indices_are_computed_in_32_bits_only_when_the_lengths_allow() -> cuprum::Result<()> {
     for dev in backends()? {

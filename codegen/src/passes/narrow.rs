@@ -6,11 +6,10 @@
 //! 0.96 of nvcc with no check left). `+ - *` agree modulo 2³²: an index computed in 32 bits
 //! from its operands truncated is the 64-bit index whenever that index fits, whatever the
 //! operands and intermediate values were. An index into a slice is below the slice's
-//! length when the access is known to be in range: its check elided (`InRange`,
-//! `Versioned`, `Prechecked`), or any access of an `unchecked` kernel, whose launch promises
-//! it. So when the launch has tested the slice's length, such an index may be computed in
-//! 32 bits: the pass wraps it in [`Builtin::Narrow`], which the lowering computes that way
-//! (and the simulator checks that it fits).
+//! length when the access is known to be in range (its check elided: `InRange`,
+//! `Versioned`, `Prechecked`). So when the launch has tested the slice's length, such an
+//! index may be computed in 32 bits: the pass wraps it in [`Builtin::Narrow`], which the
+//! lowering computes that way (and the simulator checks that it fits).
 //!
 //! The literals added at the index's root stay outside, in 64 bits, so that they remain
 //! address offsets (`inp[idx - 1]`, `inp[idx + 1]`: one address, `[a-4]` and `[a+4]`, as
@@ -19,13 +18,11 @@
 //! `v = x + c` below `len(s)`, the launch's test `len(s) + M <= 2³¹` gives `0 <= v < 2³¹ - M`,
 //! so `x = v - c` lies in `[-M, 2³¹)`.
 //!
-//! Where it applies, with that test added to the launch's versioning test
-//! ([`Program::host_test`], `passes::host`):
-//!
-//! - a checked kernel that `passes::bounds` versioned with a launch-evaluated test: in its
-//!   fast copy (so a slice of 2³¹ elements or more runs the checked body);
-//! - an `unchecked` kernel without loops (a copy of a loop costs more than it saves:
-//!   bench/NOTES.md §14): its body becomes `if flag { narrowed copy } else { body }`.
+//! Where it applies: the fast copy of a checked kernel that `passes::bounds` versioned with
+//! a launch-evaluated test, that test extended ([`Program::host_test`], `passes::host`), so a
+//! slice of 2³¹ elements or more runs the checked body. (An `unchecked` kernel's copy of its
+//! body with 32-bit indices, chosen by the same kind of test, measured nothing on laplace,
+//! 0.968 of nvcc both ways: bench/NOTES.md, `stencil`; not kept.)
 //!
 //! Only indices whose arithmetic multiplies a 64-bit value (`j * nx + i` with `nx: usize`)
 //! are narrowed: elsewhere (`x[i]`, `x[base + t + 256 * j]`, `(y as usize) * (w as usize)`) the
@@ -48,9 +45,6 @@ const LIMIT: u64 = 1 << 31;
 /// The largest literal kept outside the 32-bit computation ([`split_offset`]).
 const MAX_OFFSET: i128 = 1 << 20;
 
-/// The most expressions a body may have to be copied for an `unchecked` kernel.
-const MAX_COPIED: usize = 4000;
-
 /// Runs the pass on the kernel of `program` (see the module's documentation).
 pub(crate) fn run(program: &mut Program, options: &KernelOptions) {
     if !options.host_tests || !options.prove_bounds {
@@ -58,8 +52,6 @@ pub(crate) fn run(program: &mut Program, options: &KernelOptions) {
     }
     if program.host_test.is_some() {
         narrow_fast_copy(program);
-    } else if !options.checked {
-        version_unchecked(program);
     }
 }
 
@@ -97,55 +89,6 @@ fn narrow_fast_copy(program: &mut Program) {
     };
     let narrowed = narrow_block(fast, &params, &in_range);
     add_tests(test, &narrowed);
-}
-
-/// An `unchecked` kernel without loops: `if flag { narrowed copy } else { body }`.
-fn version_unchecked(program: &mut Program) {
-    let f = &mut program.kernel;
-    let mut size = 0;
-    let mut loops = false;
-    crate::walk::block(&f.body, &mut |e| {
-        size += 1;
-        loops |= matches!(
-            e.kind,
-            ExprKind::Loop(..) | ExprKind::While(..) | ExprKind::For { .. }
-        );
-    });
-    if loops || size > MAX_COPIED {
-        return;
-    }
-    let mut copy = f.body.clone();
-    let params = Params::of(f);
-    // Unchecked: every access is in range by the launch's promise.
-    let narrowed = narrow_block(&mut copy, &params, &|_| true);
-    if narrowed.is_empty() {
-        return;
-    }
-    let mut test = HostTest {
-        values: Vec::new(),
-        tests: Vec::new(),
-    };
-    add_tests(&mut test, &narrowed);
-    let body = std::mem::replace(
-        &mut f.body,
-        Block {
-            stmts: Vec::new(),
-            tail: None,
-            ty: Ty::Unit,
-        },
-    );
-    let ty = body.ty.clone();
-    let span = f.span;
-    f.body = Block {
-        stmts: Vec::new(),
-        tail: Some(Box::new(Expr {
-            kind: ExprKind::If(Box::new(super::host::flag(span)), copy, Some(body)),
-            ty: ty.clone(),
-            span,
-        })),
-        ty,
-    };
-    program.host_test = Some(test);
 }
 
 /// The kernel's slice parameters that it never reassigns: (local, position, type).
