@@ -662,7 +662,7 @@ fn scan_tiles_store_their_loads_to_shared_memory_unchecked() {
             "{name}: the tile's stores to shared memory are interleaved with checks: {stores:?}"
         );
     }
-    assert_eq!(scans, 12, "scan_sum instances");
+    assert_eq!(scans, 24, "scan_sum instances");
 }
 
 /// The scan tile's stores of its results are proven in bounds where `y` is as long as the
@@ -702,7 +702,7 @@ fn scan_tiles_store_their_results_unchecked() {
             "{name}: the tile's stores of its results are interleaved with checks (longest run {longest})"
         );
     }
-    assert_eq!(scans, 12, "scan_sum instances");
+    assert_eq!(scans, 24, "scan_sum instances");
 }
 
 #[allow(dead_code)]
