@@ -669,9 +669,9 @@ fn scan_tiles_store_their_loads_to_shared_memory_unchecked() {
 /// input (the library's calls): in every `scan_sum` instance there is a run of the tile's
 /// `ITEMS` global stores with at most one conditional branch (the guard `base + i < n`)
 /// between consecutive ones. With each store's bounds check as well (a second branch, to the
-/// panic path), every store waited for its shared-memory read before the next check: 0.776
-/// against 0.709 ms for 2^28 `u32` in the tile's copy without them (bench/NOTES.md, branch
-/// `scan`). The checks-first pass does not take that loop (the `narrow` call).
+/// panic path), every store waited for its shared-memory read before the next check: 0.777
+/// against 0.699 ms for 2^28 `u32` on the H200 (bench/NOTES.md, branch `scan`). The
+/// checks-first pass does not take that loop (the `narrow` call).
 #[test]
 fn scan_tiles_store_their_results_unchecked() {
     let mut scans = 0;
