@@ -108,8 +108,11 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         warp::shfl_f64,
         warp::warp_sum,
         warp::votes,
+        warp::redux_masks,
         prims::block_and_warp,
         prims::guarded_rank,
+        prims::warp_reductions,
+        prims::warp_reductions_sm75,
     ]
 }
 

@@ -38,7 +38,7 @@ fn warp_rank() -> (u32, u32, u32) {
 /// first slot when `count` is 0, for the caller to drop). Branch-free for blocks of up to 256
 /// threads: the first eight slots are read together and those past `count` dropped by
 /// selects (read, not used); larger blocks read the other 24 behind one test of `warps`, the
-/// same in the whole block.
+/// same in the whole block. (The scans' `count`, the warp's number, differs between warps.)
 #[device]
 fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn(T, T) -> T) -> T {
     let mut r = partial[0];
@@ -49,14 +49,42 @@ fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn
         }
     }
     if warps > 8 {
-        for k in 8..32u32 {
-            let v = partial[k as usize];
-            if k < count {
-                r = op(r, v);
-            }
+        r = combine_rest(partial, r, count, &op);
+    }
+    r
+}
+
+/// `r` combined with `partial[8..count]`, in order (the slots past `count` read, not used).
+#[device]
+fn combine_rest<T: gpu::WarpValue>(partial: &[T], r: T, count: u32, op: impl Fn(T, T) -> T) -> T {
+    let mut r = r;
+    for k in 8..32u32 {
+        let v = partial[k as usize];
+        if k < count {
+            r = op(r, v);
         }
     }
     r
+}
+
+/// `op` over `partial[..warps]` in order, the values of all the block's warps. A block of 8
+/// warps or more (256 threads) combines its first eight without selects, behind one test of
+/// `warps` (the same in the whole block), as the reductions of the usual block sizes need:
+/// the selects of [`combine`] cost every warp two instructions per slot.
+#[device]
+fn combine_all<T: gpu::WarpValue>(partial: &[T], warps: u32, op: impl Fn(T, T) -> T) -> T {
+    if warps >= 8 {
+        let mut r = partial[0];
+        for k in 1..8usize {
+            r = op(r, partial[k]);
+        }
+        if warps > 8 {
+            r = combine_rest(partial, r, warps, &op);
+        }
+        r
+    } else {
+        combine(partial, warps, warps, &op)
+    }
 }
 
 /// `op` over the values of every thread of the block, in thread order, in every thread.
@@ -66,14 +94,21 @@ fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn
 /// combine and publish the total; a second barrier keeps the slots until all have read them.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
+    reduce_warps(super::warp::reduce(v, &op), op)
+}
+
+/// `op` over the warps' totals `w` (each warp's, in all its lanes), in every thread: the
+/// second half of [`reduce`], which [`sum`], [`min`] and [`max`] share with their own warp
+/// step ([`super::warp::sum`] and friends: one `redux.sync` for 32-bit integers).
+#[device]
+fn reduce_warps<T: gpu::WarpValue>(w: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
     let (warp, lane, warps) = warp_rank();
-    let w = super::warp::reduce(v, &op);
     if lane == 0 {
         partial[warp as usize] = w;
     }
     gpu::sync_threads();
-    let r = combine(partial, warps, warps, &op);
+    let r = combine_all(partial, warps, &op);
     gpu::sync_threads();
     r
 }
@@ -81,19 +116,19 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 /// The sum of the block's values (integers wrap), in every thread.
 #[device]
 pub fn sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| a + b)
+    reduce_warps(super::warp::sum(v), |a, b| a + b)
 }
 
 /// The smallest of the block's values (by `<`), in every thread.
 #[device]
 pub fn min<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b < a { b } else { a })
+    reduce_warps(super::warp::min(v), |a, b| if b < a { b } else { a })
 }
 
 /// The largest of the block's values (by `>`), in every thread.
 #[device]
 pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b > a { b } else { a })
+    reduce_warps(super::warp::max(v), |a, b| if b > a { b } else { a })
 }
 
 /// Thread `i` gets `op` over the values of threads `0..=i`, in thread order.
