@@ -247,7 +247,8 @@ block_test!(block_primitives_u64, u64, false);
 block_test!(block_primitives_f32, f32, true);
 block_test!(block_primitives_f64, f64, true);
 
-/// `gpu::warp` and `gpu::block` sum, min and max, the rows of [`reductions_of`].
+/// `gpu::block` sum, min and max, `gpu::warp`'s, and the block's inclusive and exclusive
+/// sums: the rows of [`reductions_of`].
 #[kernel(instances(i32, u32, i64, f32))]
 pub fn reductions<T: gpu::Num + gpu::WarpValue>(out: &mut [T], x: &[T]) {
     let d = gpu::block_dim();
@@ -262,9 +263,12 @@ pub fn reductions<T: gpu::Num + gpu::WarpValue>(out: &mut [T], x: &[T]) {
     out[3 * n + i] = gpu::warp::sum(v);
     out[4 * n + i] = gpu::warp::min(v);
     out[5 * n + i] = gpu::warp::max(v);
+    out[6 * n + i] = gpu::block::inclusive_sum(v);
+    out[7 * n + i] = gpu::block::exclusive_sum(v);
 }
 
-/// The expected rows of `reductions`: the block's sum, min and max, then the warp's.
+/// The expected rows of `reductions`: the block's sum, min and max, the warp's, then the
+/// block's inclusive and exclusive sums.
 fn reductions_of<T: Elem>(x: &[T], per: usize) -> Vec<Vec<T>> {
     let block = group_rows(x, per, T::ZERO);
     let warp = group_rows(x, 32, T::ZERO);
@@ -275,6 +279,8 @@ fn reductions_of<T: Elem>(x: &[T], per: usize) -> Vec<Vec<T>> {
         warp[0].clone(),
         warp[1].clone(),
         warp[2].clone(),
+        block[4].clone(),
+        block[7].clone(),
     ]
 }
 
@@ -294,8 +300,8 @@ fn random_with_extremes<T: Elem + gpu::Num>(n: usize, float: bool) -> Vec<T> {
 
 macro_rules! reductions_test {
     ($name:ident, $t:ty, $float:expr) => {
-        /// Every block size from one warp to 1024 threads (`i32`/`u32`: one `redux.sync` per
-        /// warp on sm_80+; `i64`/`f32`: shuffles), 2 blocks each, in one launch per size.
+        /// Every block size from one warp to 1024 threads (`i32`/`u32`: `redux.sync` on
+        /// sm_80+; `i64`/`f32`: shuffles), 2 blocks each, in one launch per size.
         #[test]
         fn $name() -> cuprum::Result<()> {
             for dev in cuprum_testkit::backends()? {
@@ -304,7 +310,7 @@ macro_rules! reductions_test {
                     let n = per * 2;
                     let x: Vec<$t> = random_with_extremes(n, $float);
                     let dx = stream.to_device(&x)?;
-                    let mut out = stream.to_device(&vec![<$t as Elem>::from_i64(7); 6 * n])?;
+                    let mut out = stream.to_device(&vec![<$t as Elem>::from_i64(7); 8 * n])?;
                     launch!(reductions::<$t><<<2, per as u32, stream>>>(&mut out, &dx))?;
                     let got = stream.to_host(&out)?;
                     check_rows(
@@ -332,7 +338,7 @@ fn a_partial_warp_is_reported_by_the_simulator() -> cuprum::Result<()> {
     for per in [100usize, 33, 1000] {
         let x: Vec<i32> = random(per, false);
         let dx = stream.to_device(&x)?;
-        let mut out = stream.alloc_zeros::<i32>(6 * per)?;
+        let mut out = stream.alloc_zeros::<i32>(8 * per)?;
         let e = launch!(reductions::<i32><<<1, per as u32, stream>>>(&mut out, &dx))
             .and_then(|()| stream.synchronize())
             .expect_err("a partial warp");

@@ -95,6 +95,26 @@ fn main_sum(v: i32) -> i32 {
     r
 }
 
+/// main's `gpu::block::inclusive_sum` for `i32`: warp scans, then every thread adds the
+/// slots of the warps before its own with selects.
+#[device]
+fn main_scan(v: i32) -> i32 {
+    let partial = gpu::shared_array::<i32, 32>();
+    let (warp, lane, warps) = m_rank();
+    let x = gpu::warp::inclusive_scan(v, |a, b| a + b);
+    if lane == 31 {
+        partial[warp as usize] = x;
+    }
+    gpu::sync_threads();
+    let before = m_combine(partial, warp, warps);
+    gpu::sync_threads();
+    if warp > 0 {
+        before + x
+    } else {
+        x
+    }
+}
+
 /// `redux.sync` for the warp, main's combine (selects): the warp step alone.
 #[device]
 fn redux_sel_sum(v: i32) -> i32 {
@@ -205,6 +225,7 @@ reduce_kernel!(r_redux_sel, redux_sel_sum);
 reduce_kernel!(r_redux2, redux2_sum);
 reduce_kernel!(r_fixed8, fixed8_sum);
 scan_kernel!(s_lib, lib_scan);
+scan_kernel!(s_main, main_scan);
 scan_kernel!(s_two_phase, two_phase_scan);
 scan_kernel!(s_redux_prefix, redux_prefix_scan);
 
@@ -221,6 +242,7 @@ fn main() -> ExitCode {
             ("r_redux2", r_redux2::INFO.ptx),
             ("r_fixed8", r_fixed8::INFO.ptx),
             ("s_lib", s_lib::INFO.ptx),
+            ("s_main", s_main::INFO.ptx),
             ("s_two_phase", s_two_phase::INFO.ptx),
             ("s_redux_prefix", s_redux_prefix::INFO.ptx),
         ] {
@@ -282,20 +304,26 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
         "R5 redux, 8 slots without test (bound)",
         "S0 CUB BlockScan (bench_cub's)",
         "S1 gpu::block::inclusive_sum (this branch)",
-        "S2 two-phase (warp 0 scans the totals)",
-        "S3 warps' prefix by one redux",
+        "S2 main's inclusive_sum (selects)",
+        "S3 two-phase (warp 0 scans the totals)",
+        "S4 warps' prefix by one redux (copy)",
     ];
-    let mut outs: Vec<DeviceBuffer<i32>> = Vec::new();
-    for k in 0..names.len() {
-        outs.push(stream.alloc_zeros::<i32>(if k < n_reduce { tiles } else { n })?);
-    }
-    let ptrs: Vec<u64> = outs
-        .iter_mut()
-        .map(|b| unsafe { b.device_ptr() })
-        .collect::<cuprum::Result<_>>()?;
-    let outp: Vec<*mut DeviceBuffer<i32>> = outs.iter_mut().map(|b| b as *mut _).collect();
-    // SAFETY: each run writes its own output buffer, which lives until the runs are dropped.
-    let o = |k: usize| unsafe { &mut *outp[k] };
+    let (mut o1, mut o2, mut o3, mut o4, mut o5) = (
+        stream.alloc_zeros::<i32>(tiles)?,
+        stream.alloc_zeros::<i32>(tiles)?,
+        stream.alloc_zeros::<i32>(tiles)?,
+        stream.alloc_zeros::<i32>(tiles)?,
+        stream.alloc_zeros::<i32>(tiles)?,
+    );
+    let (mut o7, mut o8, mut o9, mut o10) = (
+        stream.alloc_zeros::<i32>(n)?,
+        stream.alloc_zeros::<i32>(n)?,
+        stream.alloc_zeros::<i32>(n)?,
+        stream.alloc_zeros::<i32>(n)?,
+    );
+    let (o0, o6) = (stream.alloc_zeros::<i32>(tiles)?, stream.alloc_zeros::<i32>(n)?);
+    // SAFETY: CUB's kernels write `o0`/`o6`, which outlive the runs, and read `dx`.
+    let (p0, p6) = unsafe { (o0.device_ptr()?, o6.device_ptr()?) };
     let cuda = |code: i32| -> cuprum::Result<()> {
         if code == 0 {
             Ok(())
@@ -304,16 +332,17 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
         }
     };
     let mut runs: Vec<Run> = vec![
-        Box::new(|| cuda(unsafe { cub_reduce(px, ptrs[0], tiles, blocks, raw) })),
-        Box::new(|| launch!(r_lib<<<blocks, 256, stream>>>(o(1), dxr))),
-        Box::new(|| launch!(r_main<<<blocks, 256, stream>>>(o(2), dxr))),
-        Box::new(|| launch!(r_redux_sel<<<blocks, 256, stream>>>(o(3), dxr))),
-        Box::new(|| launch!(r_redux2<<<blocks, 256, stream>>>(o(4), dxr))),
-        Box::new(|| launch!(r_fixed8<<<blocks, 256, stream>>>(o(5), dxr))),
-        Box::new(|| cuda(unsafe { cub_scan(px, ptrs[6], tiles, blocks, raw) })),
-        Box::new(|| launch!(s_lib<<<blocks, 256, stream>>>(o(7), dxr))),
-        Box::new(|| launch!(s_two_phase<<<blocks, 256, stream>>>(o(8), dxr))),
-        Box::new(|| launch!(s_redux_prefix<<<blocks, 256, stream>>>(o(9), dxr))),
+        Box::new(|| cuda(unsafe { cub_reduce(px, p0, tiles, blocks, raw) })),
+        Box::new(|| launch!(r_lib<<<blocks, 256, stream>>>(&mut o1, dxr))),
+        Box::new(|| launch!(r_main<<<blocks, 256, stream>>>(&mut o2, dxr))),
+        Box::new(|| launch!(r_redux_sel<<<blocks, 256, stream>>>(&mut o3, dxr))),
+        Box::new(|| launch!(r_redux2<<<blocks, 256, stream>>>(&mut o4, dxr))),
+        Box::new(|| launch!(r_fixed8<<<blocks, 256, stream>>>(&mut o5, dxr))),
+        Box::new(|| cuda(unsafe { cub_scan(px, p6, tiles, blocks, raw) })),
+        Box::new(|| launch!(s_lib<<<blocks, 256, stream>>>(&mut o7, dxr))),
+        Box::new(|| launch!(s_main<<<blocks, 256, stream>>>(&mut o8, dxr))),
+        Box::new(|| launch!(s_two_phase<<<blocks, 256, stream>>>(&mut o9, dxr))),
+        Box::new(|| launch!(s_redux_prefix<<<blocks, 256, stream>>>(&mut o10, dxr))),
     ];
     for r in runs.iter_mut() {
         r()?;
@@ -345,9 +374,10 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
             want_s.push(a);
         }
     }
+    let outs = [&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7, &o8, &o9, &o10];
     for (i, b) in outs.iter().enumerate() {
         let want = if i < n_reduce { &want_r } else { &want_s };
-        if stream.to_host(b)? != *want {
+        if stream.to_host(*b)? != *want {
             return Err(Error::Tool(format!("{}: wrong result", names[i])));
         }
     }

@@ -174,15 +174,54 @@ pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) 
 }
 
 /// Thread `i` gets the sum of the values of threads `0..=i` (integers wrap).
+///
+/// `i32` and `u32` on sm_80 and newer: after the warps' scans, the sum of the warps before
+/// this one is one `redux.sync` over their totals (lane `k` holds warp `k`'s when `k` is
+/// below this warp's number, zero otherwise) instead of a select per slot.
 #[device]
 pub fn inclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    inclusive_scan(v, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        let x = super::warp::inclusive_scan(v, |a, b| a + b);
+        sum_of_warps_before(x) + x
+    } else {
+        inclusive_scan(v, |a, b| a + b)
+    }
 }
 
 /// Thread `i` gets the sum of the values of threads `0..i` (zero in thread 0).
+///
+/// `i32` and `u32` on sm_80 and newer: as [`inclusive_sum`], less the thread's own value
+/// (exact: integers wrap).
 #[device]
 pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    exclusive_scan(v, T::ZERO, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        let x = super::warp::inclusive_scan(v, |a, b| a + b);
+        sum_of_warps_before(x) + x - v
+    } else {
+        exclusive_scan(v, T::ZERO, |a, b| a + b)
+    }
+}
+
+/// The sum of the totals of the warps before the calling thread's (zero in warp 0): lane `k`
+/// reads warp `k`'s total when `k` is below the warp's number, and [`super::warp::sum`] adds
+/// them (one `redux.sync` for `i32`/`u32` on sm_80+, which is what the callers use it for);
+/// `x` is the thread's inclusive sum within its warp (lane 31's is the warp's total). Two
+/// barriers, as every primitive here.
+#[device]
+fn sum_of_warps_before<T: gpu::Num + gpu::WarpValue>(x: T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (warp, lane, _) = warp_rank();
+    if lane == 31 {
+        partial[warp as usize] = x;
+    }
+    gpu::sync_threads();
+    let mut p = T::ZERO;
+    if lane < warp {
+        p = partial[lane as usize];
+    }
+    let before = super::warp::sum(p);
+    gpu::sync_threads();
+    before
 }
 
 /// Sorts the block's keys, `keys.len()` per thread in a blocked arrangement: afterwards
