@@ -115,21 +115,6 @@ fn main_scan(v: i32) -> i32 {
     }
 }
 
-/// `redux.sync` for the warp, main's combine (selects): the warp step alone.
-#[device]
-fn redux_sel_sum(v: i32) -> i32 {
-    let partial = gpu::shared_array::<i32, 32>();
-    let (warp, lane, warps) = m_rank();
-    let w = gpu::__redux_add_sync(gpu::FULL_MASK, v);
-    if lane == 0 {
-        partial[warp as usize] = w;
-    }
-    gpu::sync_threads();
-    let r = m_combine(partial, warps, warps);
-    gpu::sync_threads();
-    r
-}
-
 /// `redux.sync` twice: lane `k` of every warp reads slot `k` (zero past the warp count), and
 /// one more `redux.sync` sums them.
 #[device]
@@ -166,47 +151,94 @@ fn fixed8_sum(v: i32) -> i32 {
     r
 }
 
-/// A two-phase scan (xblock's SC3): warp 0 alone scans the warps' totals into a second
-/// array; every warp then reads its one prefix.
+/// CUB's raking scan in Cuprum, for 256-thread blocks only (the bound): every thread stores
+/// its value (one padding slot per 32), lane `l` of warp 0 sums cells `8l..8l + 8`, scans the
+/// 32 sums by shuffles and writes the eight prefixes back; a trailing barrier, as CUB's.
 #[device]
-fn two_phase_scan(v: i32) -> i32 {
-    let totals = gpu::shared_array::<i32, 32>();
-    let prefix = gpu::shared_array::<i32, 32>();
-    let (warp, lane, warps) = m_rank();
-    let x = gpu::warp::inclusive_scan(v, |a, b| a + b);
-    if lane == 31 {
-        totals[warp as usize] = x;
-    }
+fn raking8_scan(v: i32) -> i32 {
+    let cells = gpu::shared_array::<i32, 264>();
+    let (warp, lane, _) = m_rank();
+    let t = warp * 32 + lane;
+    cells[(t + t / 32) as usize] = v;
     gpu::sync_threads();
     if warp == 0 {
-        let a = totals[lane as usize];
-        let s = gpu::warp::inclusive_scan(if lane < warps { a } else { 0 }, |a, b| a + b);
-        prefix[lane as usize] = gpu::shfl_up_sync(gpu::FULL_MASK, s, 1);
+        let base = (lane * 8 + lane / 4) as usize;
+        let mut s = [0i32; 8];
+        let mut acc = 0i32;
+        for k in 0..8usize {
+            acc += cells[base + k];
+            s[k] = acc;
+        }
+        let before = gpu::warp::inclusive_scan(acc, |a, b| a + b) - acc;
+        for k in 0..8usize {
+            cells[base + k] = before + s[k];
+        }
     }
     gpu::sync_threads();
-    let p = prefix[warp as usize];
-    if warp > 0 {
-        p + x
-    } else {
-        x
-    }
+    let r = cells[(t + t / 32) as usize];
+    gpu::sync_threads();
+    r
 }
 
-/// The warps' prefix by `redux.sync`: lane `k` reads slot `k`, kept below the warp's own
-/// number, summed in one instruction.
+/// The same for any warp count: segments of `warps` cells, a loop of run-time length.
 #[device]
-fn redux_prefix_scan(v: i32) -> i32 {
-    let partial = gpu::shared_array::<i32, 32>();
-    let (warp, lane, _) = m_rank();
-    let x = gpu::warp::inclusive_scan(v, |a, b| a + b);
-    if lane == 31 {
-        partial[warp as usize] = x;
+fn raking_scan(v: i32) -> i32 {
+    let cells = gpu::shared_array::<i32, 1056>();
+    let (warp, lane, warps) = m_rank();
+    let t = warp * 32 + lane;
+    cells[(t + t / 32) as usize] = v;
+    gpu::sync_threads();
+    if warp == 0 {
+        let first = lane * warps;
+        let mut acc = 0i32;
+        for k in 0..warps {
+            let i = first + k;
+            acc += cells[(i + i / 32) as usize];
+        }
+        let mut run = gpu::warp::inclusive_scan(acc, |a, b| a + b) - acc;
+        for k in 0..warps {
+            let i = first + k;
+            let c = (i + i / 32) as usize;
+            run += cells[c];
+            cells[c] = run;
+        }
     }
     gpu::sync_threads();
-    let p = partial[lane as usize];
-    let before = gpu::__redux_add_sync(gpu::FULL_MASK, if lane < warp { p } else { 0 });
+    let r = cells[(t + t / 32) as usize];
     gpu::sync_threads();
-    before + x
+    r
+}
+
+/// The library's reduce before the second redux (redux for the warp, the blockprim fast
+/// path: eight slots without selects behind one uniform test).
+#[device]
+fn fastpath_sum(v: i32) -> i32 {
+    let partial = gpu::shared_array::<i32, 32>();
+    let (warp, lane, warps) = m_rank();
+    let w = gpu::__redux_add_sync(gpu::FULL_MASK, v);
+    if lane == 0 {
+        partial[warp as usize] = w;
+    }
+    gpu::sync_threads();
+    let r = if warps >= 8 {
+        let mut r = partial[0];
+        for k in 1..8usize {
+            r += partial[k];
+        }
+        if warps > 8 {
+            for k in 8..32u32 {
+                let v = partial[k as usize];
+                if k < warps {
+                    r += v;
+                }
+            }
+        }
+        r
+    } else {
+        m_combine(partial, warps, warps)
+    };
+    gpu::sync_threads();
+    r
 }
 
 /// The library's `gpu::block::sum` and `inclusive_sum`, as bench_cub calls them.
@@ -221,13 +253,13 @@ fn lib_scan(v: i32) -> i32 {
 
 reduce_kernel!(r_lib, lib_sum);
 reduce_kernel!(r_main, main_sum);
-reduce_kernel!(r_redux_sel, redux_sel_sum);
+reduce_kernel!(r_fastpath, fastpath_sum);
 reduce_kernel!(r_redux2, redux2_sum);
 reduce_kernel!(r_fixed8, fixed8_sum);
 scan_kernel!(s_lib, lib_scan);
 scan_kernel!(s_main, main_scan);
-scan_kernel!(s_two_phase, two_phase_scan);
-scan_kernel!(s_redux_prefix, redux_prefix_scan);
+scan_kernel!(s_raking8, raking8_scan);
+scan_kernel!(s_raking, raking_scan);
 
 type Run<'a> = Box<dyn FnMut() -> cuprum::Result<()> + 'a>;
 
@@ -238,13 +270,13 @@ fn main() -> ExitCode {
         for (name, ptx) in [
             ("r_lib", r_lib::INFO.ptx),
             ("r_main", r_main::INFO.ptx),
-            ("r_redux_sel", r_redux_sel::INFO.ptx),
+            ("r_fastpath", r_fastpath::INFO.ptx),
             ("r_redux2", r_redux2::INFO.ptx),
             ("r_fixed8", r_fixed8::INFO.ptx),
             ("s_lib", s_lib::INFO.ptx),
             ("s_main", s_main::INFO.ptx),
-            ("s_two_phase", s_two_phase::INFO.ptx),
-            ("s_redux_prefix", s_redux_prefix::INFO.ptx),
+            ("s_raking8", s_raking8::INFO.ptx),
+            ("s_raking", s_raking::INFO.ptx),
         ] {
             if let Err(e) = std::fs::write(format!("{dir}/{name}.ptx"), ptx) {
                 eprintln!("xredux ptx: {e}");
@@ -297,16 +329,16 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
     let n_reduce = 6;
     let names = [
         "R0 CUB BlockReduce (bench_cub's)",
-        "R1 gpu::block::sum (this branch)",
+        "R1 gpu::block::sum (this branch: 2 redux)",
         "R2 main's block::sum (5 shfl, selects)",
-        "R3 redux, main's combine (selects)",
-        "R4 redux, combine by a second redux",
+        "R3 redux + blockprim fast path (run 1's lib)",
+        "R4 redux, combine by a second redux (copy)",
         "R5 redux, 8 slots without test (bound)",
         "S0 CUB BlockScan (bench_cub's)",
         "S1 gpu::block::inclusive_sum (this branch)",
         "S2 main's inclusive_sum (selects)",
-        "S3 two-phase (warp 0 scans the totals)",
-        "S4 warps' prefix by one redux (copy)",
+        "S3 raking, 8 cells per lane (256 threads)",
+        "S4 raking, run-time segment length",
     ];
     let (mut o1, mut o2, mut o3, mut o4, mut o5) = (
         stream.alloc_zeros::<i32>(tiles)?,
@@ -335,14 +367,14 @@ fn run(rounds: usize, log2_n: u32) -> cuprum::Result<()> {
         Box::new(|| cuda(unsafe { cub_reduce(px, p0, tiles, blocks, raw) })),
         Box::new(|| launch!(r_lib<<<blocks, 256, stream>>>(&mut o1, dxr))),
         Box::new(|| launch!(r_main<<<blocks, 256, stream>>>(&mut o2, dxr))),
-        Box::new(|| launch!(r_redux_sel<<<blocks, 256, stream>>>(&mut o3, dxr))),
+        Box::new(|| launch!(r_fastpath<<<blocks, 256, stream>>>(&mut o3, dxr))),
         Box::new(|| launch!(r_redux2<<<blocks, 256, stream>>>(&mut o4, dxr))),
         Box::new(|| launch!(r_fixed8<<<blocks, 256, stream>>>(&mut o5, dxr))),
         Box::new(|| cuda(unsafe { cub_scan(px, p6, tiles, blocks, raw) })),
         Box::new(|| launch!(s_lib<<<blocks, 256, stream>>>(&mut o7, dxr))),
         Box::new(|| launch!(s_main<<<blocks, 256, stream>>>(&mut o8, dxr))),
-        Box::new(|| launch!(s_two_phase<<<blocks, 256, stream>>>(&mut o9, dxr))),
-        Box::new(|| launch!(s_redux_prefix<<<blocks, 256, stream>>>(&mut o10, dxr))),
+        Box::new(|| launch!(s_raking8<<<blocks, 256, stream>>>(&mut o9, dxr))),
+        Box::new(|| launch!(s_raking<<<blocks, 256, stream>>>(&mut o10, dxr))),
     ];
     for r in runs.iter_mut() {
         r()?;

@@ -113,22 +113,59 @@ fn reduce_warps<T: gpu::WarpValue>(w: T, op: impl Fn(T, T) -> T) -> T {
     r
 }
 
-/// The sum of the block's values (integers wrap), in every thread.
+/// `warp_op` (a warp reduction) over the warps' totals `w` (each warp's, in all its lanes),
+/// in every thread: lane `k` of every warp reads warp `k`'s total (`identity` past the warp
+/// count) and `warp_op` combines the 32 lanes. For `i32`/`u32` on sm_80+, where `warp_op` is
+/// one `redux.sync`: one shared load and one instruction instead of [`reduce_warps`]'s eight
+/// loads and seven operations (measured faster, bench/NOTES.md, `redux`).
+#[device]
+fn reduce_warps_by_lanes<T: gpu::WarpValue>(w: T, identity: T, warp_op: impl Fn(T) -> T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (warp, lane, warps) = warp_rank();
+    if lane == 0 {
+        partial[warp as usize] = w;
+    }
+    gpu::sync_threads();
+    let mut p = identity;
+    if lane < warps {
+        p = partial[lane as usize];
+    }
+    let r = warp_op(p);
+    gpu::sync_threads();
+    r
+}
+
+/// The sum of the block's values (integers wrap), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer (the warp's, then the warps' totals).
 #[device]
 pub fn sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce_warps(super::warp::sum(v), |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::sum(v), T::ZERO, |p| super::warp::sum(p))
+    } else {
+        reduce_warps(super::warp::sum(v), |a, b| a + b)
+    }
 }
 
-/// The smallest of the block's values (by `<`), in every thread.
+/// The smallest of the block's values (by `<`), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn min<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce_warps(super::warp::min(v), |a, b| if b < a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::min(v), T::MAX, |p| super::warp::min(p))
+    } else {
+        reduce_warps(super::warp::min(v), |a, b| if b < a { b } else { a })
+    }
 }
 
-/// The largest of the block's values (by `>`), in every thread.
+/// The largest of the block's values (by `>`), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce_warps(super::warp::max(v), |a, b| if b > a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::max(v), T::MIN, |p| super::warp::max(p))
+    } else {
+        reduce_warps(super::warp::max(v), |a, b| if b > a { b } else { a })
+    }
 }
 
 /// Thread `i` gets `op` over the values of threads `0..=i`, in thread order.
