@@ -291,8 +291,11 @@ fn random_with_extremes<T: Elem + gpu::Num>(n: usize, float: bool) -> Vec<T> {
     if !float {
         for _ in 0..n / 16 {
             let k = fastrand::usize(..n);
-            x[k] = [<T as gpu::Num>::MIN, <T as gpu::Num>::MAX, <T as Elem>::ZERO]
-                [fastrand::usize(..3)];
+            x[k] = [
+                <T as gpu::Num>::MIN,
+                <T as gpu::Num>::MAX,
+                <T as Elem>::ZERO,
+            ][fastrand::usize(..3)];
         }
     }
     x

@@ -159,7 +159,10 @@ fn redux_over_partial_masks() -> cuprum::Result<()> {
         let (ga, gb) = (stream.to_host(&sa)?, stream.to_host(&sb)?);
         for w in 0..warps {
             let m = masks[w];
-            let lanes: Vec<usize> = (0..32).filter(|l| m & (1 << l) != 0).map(|l| w * 32 + l).collect();
+            let lanes: Vec<usize> = (0..32)
+                .filter(|l| m & (1 << l) != 0)
+                .map(|l| w * 32 + l)
+                .collect();
             let want_a = lanes.iter().map(|&i| a[i]);
             let want_b = lanes.iter().map(|&i| b[i]);
             let sum_a = want_a.clone().fold(0i32, i32::wrapping_add);
@@ -168,14 +171,32 @@ fn redux_over_partial_masks() -> cuprum::Result<()> {
                 let i = w * 32 + l;
                 let (wa, wb) = if m & (1 << l) != 0 {
                     (
-                        [sum_a, want_a.clone().min().unwrap(), want_a.clone().max().unwrap()],
-                        [sum_b, want_b.clone().min().unwrap(), want_b.clone().max().unwrap()],
+                        [
+                            sum_a,
+                            want_a.clone().min().unwrap(),
+                            want_a.clone().max().unwrap(),
+                        ],
+                        [
+                            sum_b,
+                            want_b.clone().min().unwrap(),
+                            want_b.clone().max().unwrap(),
+                        ],
                     )
                 } else {
                     ([7; 3], [7; 3])
                 };
-                assert_eq!(&ga[3 * i..3 * i + 3], &wa, "{}: warp {w} mask {m:#x} lane {l}", dev.name());
-                assert_eq!(&gb[3 * i..3 * i + 3], &wb, "{}: warp {w} mask {m:#x} lane {l}", dev.name());
+                assert_eq!(
+                    &ga[3 * i..3 * i + 3],
+                    &wa,
+                    "{}: warp {w} mask {m:#x} lane {l}",
+                    dev.name()
+                );
+                assert_eq!(
+                    &gb[3 * i..3 * i + 3],
+                    &wb,
+                    "{}: warp {w} mask {m:#x} lane {l}",
+                    dev.name()
+                );
             }
         }
     }

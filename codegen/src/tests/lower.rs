@@ -345,20 +345,31 @@ fn redux_kernel(t: &str) -> String {
 fn redux_sync_for_32_bit_integers_on_ampere_and_later() {
     let i32k = compile(&redux_kernel("i32"));
     let body = entry_body(&i32k.ptx, "k");
-    for op in ["redux.sync.add.s32", "redux.sync.min.s32", "redux.sync.max.s32"] {
+    for op in [
+        "redux.sync.add.s32",
+        "redux.sync.min.s32",
+        "redux.sync.max.s32",
+    ] {
         assert!(body.contains(op), "{op}: {body}");
     }
     assert!(!body.contains("shfl.sync"), "{body}");
     let u32k = compile(&redux_kernel("u32"));
     let body = entry_body(&u32k.ptx, "k");
     // The sum's bits are the same either way: LLVM writes `.s32` for both.
-    for op in ["redux.sync.add.s32", "redux.sync.min.u32", "redux.sync.max.u32"] {
+    for op in [
+        "redux.sync.add.s32",
+        "redux.sync.min.u32",
+        "redux.sync.max.u32",
+    ] {
         assert!(body.contains(op), "{op}: {body}");
     }
     for t in ["f32", "i64", "u64", "f64"] {
         let k = compile(&redux_kernel(t));
         let body = entry_body(&k.ptx, "k");
-        assert!(!body.contains("redux") && body.contains("shfl.sync.bfly"), "{t}: {body}");
+        assert!(
+            !body.contains("redux") && body.contains("shfl.sync.bfly"),
+            "{t}: {body}"
+        );
     }
     let turing = KernelOptions {
         target: Some(cuprum_codegen::Target::parse("sm_75").unwrap()),
@@ -366,7 +377,10 @@ fn redux_sync_for_32_bit_integers_on_ampere_and_later() {
     };
     let k = compile_with(&redux_kernel("i32"), &turing).unwrap();
     let body = entry_body(&k.ptx, "k");
-    assert!(!body.contains("redux") && body.contains("shfl.sync.bfly"), "{body}");
+    assert!(
+        !body.contains("redux") && body.contains("shfl.sync.bfly"),
+        "{body}"
+    );
 }
 
 #[test]
@@ -392,7 +406,10 @@ fn redux_sync_outside_its_guard_is_an_error_for_other_types_and_targets() {
     ) else {
         panic!("redux on sm_75 compiled");
     };
-    assert!(e.len() == 1 && e[0].contains("needs sm_80 or newer"), "{e:?}");
+    assert!(
+        e.len() == 1 && e[0].contains("needs sm_80 or newer"),
+        "{e:?}"
+    );
     // A plain `bool` holding the answer is not a guard.
     let e = common::errors(
         "fn k(o: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); let ok = gpu::__redux_supported::<f32>(); if ok { o[i] = gpu::__redux_add_sync(gpu::FULL_MASK, x[i]); } }",

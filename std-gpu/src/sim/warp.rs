@@ -156,7 +156,8 @@ pub(crate) fn resolve(ops: &[Option<WarpOp>; 32], mask: u32) -> Result<[u64; 32]
                 .filter(|&l| mask & (1 << l) != 0)
                 .map(|l| ops[l as usize].expect("in mask").value as u32)
                 .reduce(|a, b| r.apply(a, b))
-                .expect("the calling lane is in the mask") as u64,
+                .expect("the calling lane is in the mask")
+                as u64,
         };
     }
     Ok(out)
@@ -231,7 +232,10 @@ mod tests {
             }
         }
         let min = resolve(&o, mask).unwrap();
-        assert_eq!((min[0], min[15]), ((-16i32) as u32 as u64, (-16i32) as u32 as u64));
+        assert_eq!(
+            (min[0], min[15]),
+            ((-16i32) as u32 as u64, (-16i32) as u32 as u64)
+        );
         let umin = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::MinU32), v), u32::MAX).unwrap();
         assert_eq!(umin[9], 0, "as u32, lane 16's 0 is the smallest");
         let max = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::MaxI32), v), u32::MAX).unwrap();
