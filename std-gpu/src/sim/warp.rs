@@ -226,9 +226,9 @@ mod tests {
         assert_eq!(sum[3], (-16i32) as u32 as u64);
         let mask = 0x0000_ff0f;
         let mut o = ops(|_| WarpOpKind::Redux(ReduxOp::MinI32), v);
-        for l in 0..32 {
+        for (l, op) in o.iter_mut().enumerate() {
             if mask & (1 << l) == 0 {
-                o[l] = None;
+                *op = None;
             }
         }
         let min = resolve(&o, mask).unwrap();
