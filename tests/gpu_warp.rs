@@ -157,8 +157,7 @@ fn redux_over_partial_masks() -> cuprum::Result<()> {
         let mut sb = stream.to_device(&vec![7u32; 3 * n])?;
         launch!(redux_masks<<<3, 128, stream>>>(&mut sa, &mut sb, &da, &db, &dm))?;
         let (ga, gb) = (stream.to_host(&sa)?, stream.to_host(&sb)?);
-        for w in 0..warps {
-            let m = masks[w];
+        for (w, &m) in masks.iter().enumerate() {
             let lanes: Vec<usize> = (0..32)
                 .filter(|l| m & (1 << l) != 0)
                 .map(|l| w * 32 + l)
