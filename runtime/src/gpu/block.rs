@@ -98,8 +98,8 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 }
 
 /// `op` over the warps' totals `w` (each warp's, in all its lanes), in every thread: the
-/// second half of [`reduce`], which [`sum`], [`min`] and [`max`] share with their own warp
-/// step ([`super::warp::sum`] and friends: one `redux.sync` for 32-bit integers).
+/// second half of [`reduce`], which [`sum`], [`min`] and [`max`] share for the types that
+/// `redux.sync` does not take (their warp step is [`super::warp::sum`] and friends).
 #[device]
 fn reduce_warps<T: gpu::WarpValue>(w: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
