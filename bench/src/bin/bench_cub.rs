@@ -255,11 +255,19 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
     let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
     if wanted("sum") {
         cub_sum()?;
-        // 16-byte vectors in one wave (the default), then (`x` rows) in 8 blocks per
-        // multiprocessor and element by element.
-        for (vectors, one_wave) in [(true, true), (true, false), (false, true)] {
+        // 16-byte vectors in one wave and one launch (the default), then (`x` rows) in two
+        // launches (a second of one block combines the blocks' results: the form before
+        // 2026-12-02-cvtsum), in 8 blocks per multiprocessor and element by element.
+        let forms = [
+            (true, true, true),
+            (true, true, false),
+            (true, false, true),
+            (false, true, true),
+        ];
+        for (vectors, one_wave, one_launch) in forms {
             algorithms::__reduce_with_vectors(vectors);
             algorithms::__reduce_one_wave(one_wave);
+            algorithms::__reduce_one_launch(one_launch);
             if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
                 return Err(mismatch("sum"));
             }
@@ -273,9 +281,10 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 &mut cub_sum,
             )?;
             lines.push(Line {
-                name: match (vectors, one_wave) {
-                    (true, true) => "sum i32 (result on the host)",
-                    (true, false) => "x sum i32, 8 blocks per SM",
+                name: match (vectors, one_wave, one_launch) {
+                    (true, true, true) => "sum i32 (result on the host)",
+                    (true, true, false) => "x sum i32, two launches",
+                    (true, false, _) => "x sum i32, 8 blocks per SM",
                     _ => "x sum i32, element by element",
                 },
                 unit: "GB/s",
@@ -286,6 +295,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
         }
         algorithms::__reduce_with_vectors(true);
         algorithms::__reduce_one_wave(true);
+        algorithms::__reduce_one_launch(true);
         // A view one element past a 16-byte boundary: a head of three elements, a tail of
         // one (CUB reads the same elements, from the same address).
         let view = dxi.slice(1..n);
