@@ -166,7 +166,9 @@ pub fn histogram_vectors2<T: gpu::Float, const TURN: usize>(
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
 /// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; `ticket` as
 /// `reduce_blocks`'.
-#[kernel(instances(i32, u32, f32))]
+/// Five blocks per multiprocessor, as before the last block combined the results (48
+/// registers; the combining code took ptxas to 60, four blocks).
+#[kernel(instances(i32, u32, f32), max_threads = 256, min_blocks = 5)]
 pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
     ticket: &mut [u32],
@@ -194,7 +196,8 @@ pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
 /// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; `ticket` as
 /// `reduce_blocks`'.
-#[kernel(instances(i64, u64, f64))]
+/// Five blocks per multiprocessor, as `reduce_vectors4`.
+#[kernel(instances(i64, u64, f64), max_threads = 256, min_blocks = 5)]
 pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
     ticket: &mut [u32],
