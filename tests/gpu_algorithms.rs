@@ -159,7 +159,10 @@ fn reductions_in_one_launch_reuse_their_ticket() -> cuprum::Result<()> {
                 let mut bins = stream.alloc_zeros::<u32>(100)?;
                 algorithms::histogram(stream, &dx, 0, u32::MAX, &mut bins)?;
                 let counted: u32 = stream.to_host(&bins)?.iter().sum();
-                assert_eq!(counted as usize, x.iter().filter(|&&v| v < u32::MAX).count());
+                assert_eq!(
+                    counted as usize,
+                    x.iter().filter(|&&v| v < u32::MAX).count()
+                );
             }
         }
     }

@@ -360,7 +360,15 @@ macro_rules! cast_inputs {
         ];
         for b in bounds {
             let b = b as $t;
-            x.extend([b, b.next_up(), b.next_down(), b - 0.5, b + 0.5, b - 1.0, b + 1.0]);
+            x.extend([
+                b,
+                b.next_up(),
+                b.next_down(),
+                b - 0.5,
+                b + 0.5,
+                b - 1.0,
+                b + 1.0,
+            ]);
         }
         for _ in 0..4000 {
             let m = r.f64() * 2.0 - 1.0;

@@ -933,9 +933,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 (true, false) => "ull",
             }
         );
-        let mut r = self
-            .call_intrinsic(&name, &[], &[x])
-            .into_int_value();
+        let mut r = self.call_intrinsic(&name, &[], &[x]).into_int_value();
         let b = &self.b;
         if !nan_is_zero && signed {
             let nan = ok!(b.build_float_compare(inkwell::FloatPredicate::UNO, v, v, "isnan"));

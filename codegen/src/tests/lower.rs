@@ -127,7 +127,18 @@ fn float_to_int_casts_saturate() {
 /// the two slices' bounds checks (`setp.ne.b64` of a length, its branch, the panic calls).
 fn cast_instructions(ptx: &str) -> Vec<String> {
     let skip = [
-        "ld.", "st.", "ret", "{", "}", ")", "mov.b64", "cvta", "setp.ne.b64", "@", "bra", "call",
+        "ld.",
+        "st.",
+        "ret",
+        "{",
+        "}",
+        ")",
+        "mov.b64",
+        "cvta",
+        "setp.ne.b64",
+        "@",
+        "bra",
+        "call",
         "exit",
     ];
     let mut ops: Vec<String> = entry_body(ptx, "k")
@@ -148,11 +159,23 @@ fn float_to_int_casts_are_one_cvt_where_ptx_agrees_with_rust() {
     let cases: &[(&str, &str, &[&str])] = &[
         ("f32", "i32", &["cvt.rzi.s32.f32"]),
         ("f32", "u32", &["cvt.rzi.u32.f32"]),
-        ("f32", "i64", &["cvt.rzi.s64.f32", "setp.nan.f32", "selp.b64"]),
+        (
+            "f32",
+            "i64",
+            &["cvt.rzi.s64.f32", "setp.nan.f32", "selp.b64"],
+        ),
         ("f32", "u64", &["max.f32", "cvt.rzi.u64.f32"]),
-        ("f64", "i32", &["cvt.rzi.s32.f64", "setp.nan.f64", "selp.b32"]),
+        (
+            "f64",
+            "i32",
+            &["cvt.rzi.s32.f64", "setp.nan.f64", "selp.b32"],
+        ),
         ("f64", "u32", &["max.f64", "cvt.rzi.u32.f64"]),
-        ("f64", "i64", &["cvt.rzi.s64.f64", "setp.nan.f64", "selp.b64"]),
+        (
+            "f64",
+            "i64",
+            &["cvt.rzi.s64.f64", "setp.nan.f64", "selp.b64"],
+        ),
         ("f64", "u64", &["max.f64", "cvt.rzi.u64.f64"]),
         ("f32", "i8", &["cvt.rzi.s32.f32", "min.s32", "max.s32"]),
         ("f32", "u16", &["cvt.rzi.u32.f32", "min.u32"]),
@@ -162,7 +185,12 @@ fn float_to_int_casts_are_one_cvt_where_ptx_agrees_with_rust() {
         let k = compile(&src);
         let mut want: Vec<String> = want.iter().map(|w| w.to_string()).collect();
         want.sort();
-        assert_eq!(cast_instructions(&k.ptx), want, "{from} as {to}:\n{}", k.ptx);
+        assert_eq!(
+            cast_instructions(&k.ptx),
+            want,
+            "{from} as {to}:\n{}",
+            k.ptx
+        );
     }
 }
 

@@ -120,7 +120,7 @@ pub fn combine_partials<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     gpu::sync_threads();
     if last[0] != 0 {
         // The blocks with a share (each wrote a result), at most the grid.
-        let shares = n / per_block + (n % per_block != 0) as usize;
+        let shares = if n == 0 { 0 } else { (n - 1) / per_block + 1 };
         let parts = if shares < blocks { shares } else { blocks };
         // As in a block's share: threads past the results read the first; their values are
         // not used.

@@ -35,11 +35,32 @@ pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
 ) {
     // One copy of the loop per operation, so that none branches on `op` inside it.
     if op == 0 {
-        device::reduce_range(out, ticket, x, per_block, |v| v as W, |a, b| combine(0, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(0, a, b),
+        );
     } else if op == 1 {
-        device::reduce_range(out, ticket, x, per_block, |v| v as W, |a, b| combine(1, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(1, a, b),
+        );
     } else {
-        device::reduce_range(out, ticket, x, per_block, |v| v as W, |a, b| combine(2, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(2, a, b),
+        );
     }
 }
 

@@ -841,9 +841,11 @@ pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBi
     if n == 0 {
         return Ok(init);
     }
-    let v = one_launch(stream, reduce_grid(stream, n), |config, out, ticket, per_block| {
-        launch(stream, config, out, ticket, x, per_block)
-    })?;
+    let v = one_launch(
+        stream,
+        reduce_grid(stream, n),
+        |config, out, ticket, per_block| launch(stream, config, out, ticket, x, per_block),
+    )?;
     Ok(op(init, v))
 }
 
