@@ -566,8 +566,8 @@ fn reduce_op<T: Number>(
 /// `range_grid`'s grid): `first(config, out, ticket, per_block)` launches it, each block
 /// writing its result to `out[b]`. In one launch (the default, [`one_launch`]): with a ticket
 /// word, the last block combines the blocks' results into `out[blocks]`. In two (the form
-/// before, for the benchmark's comparison: `__reduce_one_launch(false)`): with an empty ticket,
-/// then one block combines the results.
+/// before, for the benchmark's comparison: `__reduce_form(2)`): with an empty ticket, then one
+/// block combines the results.
 fn built_in_reduction<T: Number>(
     stream: &Stream,
     (blocks, per_block): (usize, usize),
@@ -579,8 +579,9 @@ fn built_in_reduction<T: Number>(
         usize,
     ) -> Result<()>,
 ) -> Result<T::Wide> {
-    if ONE_LAUNCH.load(std::sync::atomic::Ordering::Relaxed) {
-        return one_launch(stream, (blocks, per_block), first);
+    let form = REDUCE_FORM.load(std::sync::atomic::Ordering::Relaxed);
+    if form < 2 {
+        return one_launch(stream, (blocks, per_block), form == 0, first);
     }
     let mut result = storage::take::<T::Wide>(stream, 1)?;
     let mut none = storage::take_ticket(stream)?;
@@ -623,10 +624,12 @@ fn built_in_reduction<T: Number>(
 /// A reduction in one launch of `blocks` blocks (`device::reduce_range`,
 /// `device::combine_partials`): `launch(config, out, ticket, per_block)` gets `blocks + 1`
 /// results (the blocks', then the whole) and a zero ticket word, which the kernel leaves at
-/// zero; the ticket is kept for the next call only after the result came back.
+/// zero; the ticket is kept for the next call only after the result came back. `one_wait`:
+/// the result is copied with `Stream::result_to_host` (else `to_host`, for the benchmark).
 fn one_launch<W: Element + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     (blocks, per_block): (usize, usize),
+    one_wait: bool,
     launch: impl FnOnce(
         LaunchConfig,
         &mut crate::DeviceViewMut<'_, W>,
@@ -643,21 +646,28 @@ fn one_launch<W: Element + cudarc::driver::ValidAsZeroBits>(
         &mut ticket.slice_mut(..1),
         per_block,
     )?;
-    let v = stream.to_host(&out.slice(blocks..blocks + 1))?[0];
+    let result = out.slice(blocks..blocks + 1);
+    let v = if one_wait {
+        stream.result_to_host(&result)?[0]
+    } else {
+        stream.to_host(&result)?[0]
+    };
     storage::give_ticket(stream, ticket);
     storage::give(stream, out);
     Ok(v)
 }
 
-/// Whether built-in reductions run in one launch (the default; the last block combines the
-/// blocks' results) or in two (a second launch of one block).
-static ONE_LAUNCH: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+/// The form of built-in reductions: 0 (the default) one launch (the last block combines the
+/// blocks' results) and the result copied with one wait for the GPU (`result_to_host`); 1 one
+/// launch, the result read by `to_host` (two waits); 2 two launches (a second of one block
+/// combines the results) and `to_host`, the form before 2026-12-02 (branch `cvtsum`).
+static REDUCE_FORM: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-/// Chooses one launch or two for built-in reductions (see `ONE_LAUNCH`): for the benchmark's
+/// Chooses the form of built-in reductions (see `REDUCE_FORM`): for the benchmark's
 /// comparison.
 #[doc(hidden)]
-pub fn __reduce_one_launch(on: bool) {
-    ONE_LAUNCH.store(on, std::sync::atomic::Ordering::Relaxed);
+pub fn __reduce_form(form: u32) {
+    REDUCE_FORM.store(form, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether the 16-byte vector reductions run in one wave of the blocks the device keeps
@@ -844,6 +854,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBi
     let v = one_launch(
         stream,
         reduce_grid(stream, n),
+        true,
         |config, out, ticket, per_block| launch(stream, config, out, ticket, x, per_block),
     )?;
     Ok(op(init, v))
