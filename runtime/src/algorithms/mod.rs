@@ -538,7 +538,8 @@ fn range_grid(n: usize, max_blocks: usize) -> (usize, usize) {
     (n.div_ceil(per_block), per_block)
 }
 
-/// Launches the two passes of a built-in reduction; `None` for empty input.
+/// A built-in reduction (`built_in_reduction`, over 16-byte vectors where it can); `None` for
+/// empty input.
 fn reduce_op<T: Number>(
     stream: &Stream,
     x: &(impl DeviceSlice<T> + ?Sized),
