@@ -222,8 +222,9 @@ pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
 /// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; `ticket` as
 /// `reduce_blocks`'.
-/// Five blocks per multiprocessor, as `reduce_vectors4`.
-#[kernel(instances(i64, u64, f64), max_threads = 256, min_blocks = 5)]
+/// Not capped: four blocks per multiprocessor, as before the combining code (54 registers
+/// then, at most 64 with it; capped at 48, the `f64` instance spilled).
+#[kernel(instances(i64, u64, f64))]
 pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
     ticket: &mut [u32],
