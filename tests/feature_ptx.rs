@@ -82,6 +82,8 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         math::imath_i64,
         math::imath_u8,
         math::clocks,
+        math::float_to_int_f32,
+        math::float_to_int_f64,
         options::bounded,
         options::warp_slots,
         options::fast,

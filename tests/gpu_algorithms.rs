@@ -110,6 +110,65 @@ type_tests!(reduce_and_scan_i8: i8, reduce_and_scan_i16: i16, reduce_and_scan_i3
     reduce_and_scan_u16: u16, reduce_and_scan_u32: u32, reduce_and_scan_u64: u64,
     reduce_and_scan_usize: usize, reduce_and_scan_f32: f32, reduce_and_scan_f64: f64);
 
+/// Reductions run in one launch whose last block combines the blocks' results, counted by a
+/// ticket word kept between calls (it must be back at zero after each): many calls in a row,
+/// on two streams, every grid size from one block to many, each of sum, min, max and
+/// `reduce!`, with sorts and histograms (which keep `u32` buffers of their own) in between.
+#[test]
+fn reductions_in_one_launch_reuse_their_ticket() -> cuprum::Result<()> {
+    for dev in cuprum_testkit::backends()? {
+        let streams = [dev.new_stream()?, dev.new_stream()?];
+        let mut r = fastrand::Rng::new();
+        let mut sizes = vec![1, 2, 4095, 4096, 4097, 70_001, 300_000];
+        if !cuprum_testkit::small_inputs(&dev) {
+            sizes.push(4_000_037);
+        }
+        for round in 0..40 {
+            let stream = &streams[round % 2];
+            let n = sizes[r.usize(..sizes.len())];
+            let what = format!("{} round {round} n={n}", dev.name());
+            let x: Vec<u32> = (0..n).map(|_| r.u32(..)).collect();
+            let dx = stream.to_device(&x)?;
+            match r.u32(..5) {
+                0 => {
+                    let want = x.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+                    assert_eq!(algorithms::sum(stream, &dx)?, want, "{what}: sum");
+                }
+                1 => {
+                    let want = x.iter().copied().min();
+                    assert_eq!(algorithms::min(stream, &dx.slice(..))?, want, "{what}: min");
+                }
+                2 => {
+                    let want = x.iter().copied().max();
+                    assert_eq!(algorithms::max(stream, &dx)?, want, "{what}: max");
+                }
+                3 => {
+                    let got = algorithms::reduce!(stream, &dx, 5, |a: u32, b: u32| a ^ b)?;
+                    assert_eq!(got, x.iter().fold(5, |a, &b| a ^ b), "{what}: reduce!");
+                }
+                _ => {
+                    let f: Vec<f64> = x.iter().map(|&v| v as f64 / 4e9).collect();
+                    let want = f.iter().fold(0.0, |a, &b| a + b);
+                    let got = algorithms::sum(stream, &stream.to_device(&f)?)?;
+                    assert!((got - want).abs() < 1e-9 * n as f64, "{what}: f64 sum");
+                }
+            }
+            if round % 7 == 3 {
+                let mut k = stream.to_device(&x)?;
+                algorithms::sort(stream, &mut k)?;
+                let mut bins = stream.alloc_zeros::<u32>(100)?;
+                algorithms::histogram(stream, &dx, 0, u32::MAX, &mut bins)?;
+                let counted: u32 = stream.to_host(&bins)?.iter().sum();
+                assert_eq!(
+                    counted as usize,
+                    x.iter().filter(|&&v| v < u32::MAX).count()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn scan_lengths_must_match() -> cuprum::Result<()> {
     let dev = cuprum_testkit::device()?;

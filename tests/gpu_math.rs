@@ -308,6 +308,119 @@ check_int!(integer_methods_u32, imath_u32, u32);
 check_int!(integer_methods_i64, imath_i64, i64);
 check_int!(integer_methods_u8, imath_u8, u8);
 
+/// Floats where a cast to an integer type can go wrong: NaNs (either sign, a payload), both
+/// infinities and zeros, the smallest subnormals and normals, values around ±1, every integer
+/// type's bounds as floats with the floats next to them and a half and a one either side, the
+/// float type's extremes, and random values of every magnitude from 2^-8 to 2^70.
+macro_rules! cast_inputs {
+    ($t:ty, $r:expr) => {{
+        let r: &mut fastrand::Rng = $r;
+        let mut x: Vec<$t> = vec![
+            <$t>::NAN,
+            -<$t>::NAN,
+            <$t>::from_bits(<$t>::NAN.to_bits() | 1),
+            <$t>::INFINITY,
+            <$t>::NEG_INFINITY,
+            0.0,
+            -0.0,
+            <$t>::from_bits(1),
+            -<$t>::from_bits(1),
+            <$t>::MIN_POSITIVE,
+            -<$t>::MIN_POSITIVE,
+            0.5,
+            -0.5,
+            0.999,
+            -0.999,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            <$t>::MAX,
+            <$t>::MIN,
+            1e30 as $t,
+            -1e30 as $t,
+        ];
+        let bounds: [f64; 16] = [
+            i8::MIN as f64,
+            i8::MAX as f64,
+            u8::MAX as f64,
+            i16::MIN as f64,
+            i16::MAX as f64,
+            u16::MAX as f64,
+            i32::MIN as f64,
+            i32::MAX as f64,
+            u32::MAX as f64,
+            i64::MIN as f64,
+            i64::MAX as f64,
+            u64::MAX as f64,
+            isize::MIN as f64,
+            usize::MAX as f64,
+            -(u32::MAX as f64),
+            -(u64::MAX as f64),
+        ];
+        for b in bounds {
+            let b = b as $t;
+            x.extend([
+                b,
+                b.next_up(),
+                b.next_down(),
+                b - 0.5,
+                b + 0.5,
+                b - 1.0,
+                b + 1.0,
+            ]);
+        }
+        for _ in 0..4000 {
+            let m = r.f64() * 2.0 - 1.0;
+            x.push((m * (2f64).powi(r.i32(-8..=70))) as $t);
+        }
+        x
+    }};
+}
+
+macro_rules! check_casts {
+    ($test:ident, $kernel:ident, $t:ty) => {
+        #[test]
+        fn $test() -> cuprum::Result<()> {
+            // On the GPU host: the GPU and the simulator, each against Rust's `as` on the CPU.
+            for dev in cuprum_testkit::backends()? {
+                let stream = dev.default_stream();
+                let x = cast_inputs!($t, &mut fastrand::Rng::new());
+                let n = x.len();
+                let dx = stream.to_device(&x)?;
+                let mut signed = stream.to_device(&vec![0x5a5a_5a5a_i64; 5 * n])?;
+                let mut unsigned = stream.to_device(&vec![0x5a5a_5a5a_u64; 5 * n])?;
+                let blocks = n.div_ceil(128) as u32;
+                launch!($kernel<<<blocks, 128, stream>>>(&mut signed, &mut unsigned, &dx))?;
+                let (s, u) = (stream.to_host(&signed)?, stream.to_host(&unsigned)?);
+                for (i, &v) in x.iter().enumerate() {
+                    let want_s = [
+                        v as i8 as i64,
+                        v as i16 as i64,
+                        v as i32 as i64,
+                        v as i64,
+                        v as isize as i64,
+                    ];
+                    let want_u = [
+                        v as u8 as u64,
+                        v as u16 as u64,
+                        v as u32 as u64,
+                        v as u64,
+                        v as usize as u64,
+                    ];
+                    let what = format!("{}: {v:e} ({:#x})", dev.name(), v.to_bits());
+                    assert_eq!(s[5 * i..5 * i + 5], want_s, "{what} as i8, i16, i32, i64, isize");
+                    assert_eq!(u[5 * i..5 * i + 5], want_u, "{what} as u8, u16, u32, u64, usize");
+                }
+            }
+            Ok(())
+        }
+    };
+}
+
+check_casts!(float_to_int_casts_match_rust_f32, float_to_int_f32, f32);
+check_casts!(float_to_int_casts_match_rust_f64, float_to_int_f64, f64);
+
 #[test]
 fn clock64_advances() -> cuprum::Result<()> {
     // On the GPU host: the GPU and the simulator, each against the CPU.

@@ -129,6 +129,31 @@ impl Stream {
         }
     }
 
+    /// [`to_host`](Self::to_host) of a result the stream's queued work computes, with one wait
+    /// for the GPU instead of two: the copy is queued behind that work at once (a copy into
+    /// ordinary memory returns once it is done), then the stream is synchronized, which reports
+    /// a failed check of a kernel before it (the copied values are then dropped). `to_host`
+    /// synchronizes first and copies after, which leaves the GPU idle while the host wakes up
+    /// and queues the copy. For the algorithms' one-element results (bench/NOTES.md, branch
+    /// `cvtsum`); element types holding an enum, and the simulator, go through `to_host`.
+    pub(crate) fn result_to_host<T: Element>(
+        &self,
+        src: &(impl DeviceSlice<T> + ?Sized),
+    ) -> Result<Vec<T>> {
+        let view = src.__view();
+        match (&self.core.kind, &view.repr) {
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) if !T::CHECKED && !v.is_empty() => {
+                self.check_not_capturing("to_host")?;
+                self.check_device("to_host", view.device())?;
+                view.before_use(cuda)?;
+                let out = cuda.clone_dtoh(v).during("copying to the host")?;
+                self.synchronize()?;
+                Ok(out)
+            }
+            _ => self.to_host(src),
+        }
+    }
+
     /// Copies host memory into an existing device buffer or view, in stream order. From
     /// ordinary memory (`&[T]`, `&Vec<T>`) the source has been read when the call returns;
     /// from a [`PinnedBuffer`](crate::PinnedBuffer) the copy is queued and the call returns

@@ -86,3 +86,31 @@ pub fn clocks(out: &mut [u64]) {
     out[2 * gpu::global_id_x()] = t1 - t0;
     out[2 * gpu::global_id_x() + 1] = x;
 }
+
+macro_rules! float_to_int {
+    ($name:ident, $t:ty) => {
+        /// `x[i] as` every integer type: the signed results in `signed[5 * i..]` (i8, i16, i32,
+        /// i64, isize), the unsigned in `unsigned[5 * i..]` (u8, u16, u32, u64, usize), each
+        /// widened exactly.
+        #[kernel]
+        pub fn $name(signed: &mut [i64], unsigned: &mut [u64], x: &[$t]) {
+            let i = gpu::global_id_x();
+            if i < x.len() {
+                let (v, o) = (x[i], 5 * i);
+                signed[o] = v as i8 as i64;
+                signed[o + 1] = v as i16 as i64;
+                signed[o + 2] = v as i32 as i64;
+                signed[o + 3] = v as i64;
+                signed[o + 4] = v as isize as i64;
+                unsigned[o] = v as u8 as u64;
+                unsigned[o + 1] = v as u16 as u64;
+                unsigned[o + 2] = v as u32 as u64;
+                unsigned[o + 3] = v as u64;
+                unsigned[o + 4] = v as usize as u64;
+            }
+        }
+    };
+}
+
+float_to_int!(float_to_int_f32, f32);
+float_to_int!(float_to_int_f64, f64);

@@ -255,11 +255,20 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
     let mut cub_sum = || cuda(unsafe { (cub.sum)(px, po, n, host.as_ptr(), raw) }, "sum");
     if wanted("sum") {
         cub_sum()?;
-        // 16-byte vectors in one wave (the default), then (`x` rows) in 8 blocks per
-        // multiprocessor and element by element.
-        for (vectors, one_wave) in [(true, true), (true, false), (false, true)] {
+        // 16-byte vectors in one wave, one launch and one wait for the result (the default),
+        // then (`x` rows) the result read by `to_host` (two waits), in two launches and
+        // `to_host` (the form before 2026-12-02-cvtsum), in 8 blocks per multiprocessor and
+        // element by element. `CUPRUM_SUM_ROWS=reversed` measures the first three in the
+        // opposite order.
+        let mut forms = vec![(true, true, 0), (true, true, 1), (true, true, 2)];
+        if std::env::var("CUPRUM_SUM_ROWS").as_deref() == Ok("reversed") {
+            forms.reverse();
+        }
+        forms.extend([(true, false, 0), (false, true, 0)]);
+        for (vectors, one_wave, form) in forms {
             algorithms::__reduce_with_vectors(vectors);
             algorithms::__reduce_one_wave(one_wave);
+            algorithms::__reduce_form(form);
             if algorithms::sum(&stream, &dxi)? != want || host.get() != want {
                 return Err(mismatch("sum"));
             }
@@ -273,9 +282,11 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 &mut cub_sum,
             )?;
             lines.push(Line {
-                name: match (vectors, one_wave) {
-                    (true, true) => "sum i32 (result on the host)",
-                    (true, false) => "x sum i32, 8 blocks per SM",
+                name: match (vectors, one_wave, form) {
+                    (true, true, 0) => "sum i32 (result on the host)",
+                    (true, true, 1) => "x sum i32, one launch, to_host",
+                    (true, true, _) => "x sum i32, two launches, to_host",
+                    (true, false, _) => "x sum i32, 8 blocks per SM",
                     _ => "x sum i32, element by element",
                 },
                 unit: "GB/s",
@@ -286,6 +297,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
         }
         algorithms::__reduce_with_vectors(true);
         algorithms::__reduce_one_wave(true);
+        algorithms::__reduce_form(0);
         // A view one element past a 16-byte boundary: a head of three elements, a tail of
         // one (CUB reads the same elements, from the same address).
         let view = dxi.slice(1..n);

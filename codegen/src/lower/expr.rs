@@ -1,6 +1,7 @@
 //! Lowering statements and expressions.
 
 use inkwell::basic_block::BasicBlock;
+use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
@@ -907,7 +908,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     ok!(b.build_unsigned_int_to_float(v, to_t, "uitofp")).into()
                 }
             }
-            (true, false) => {
+            (true, false) if v.into_float_value().is_const() => {
+                // LLVM folds its saturating casts of constants (Rust's semantics exactly).
                 let name = if to.is_signed() {
                     "llvm.fptosi.sat"
                 } else {
@@ -919,6 +921,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
                     .basic()
                     .expect("value")
             }
+            (true, false) => self.float_to_int(v.into_float_value(), from, to),
             (true, true) => {
                 let v = v.into_float_value();
                 let to_t = to_t.into_float_type();
@@ -929,6 +932,73 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
             }
         }
+    }
+}
+
+impl<'ctx> FnLower<'_, 'ctx> {
+    /// `v as to` for a float `v` that is not a constant, with Rust's semantics (round toward
+    /// zero, saturate at the integer type's bounds, NaN to 0), around one `cvt.rzi`
+    /// (`llvm.nvvm.{f,d}2{i,ui,ll,ull}.rz`). PTX's `cvt` from a float to an integer already
+    /// clamps to the destination's range; a NaN gives 0 only from `f32` to 32 bits or fewer,
+    /// otherwise `1 << (bits - 1)` (the PTX ISA, `cvt`, "Integer Notes"). So: from `f32` to
+    /// `i32`/`u32` the `cvt` alone (LLVM's `fptosi.sat` lowering adds two compares and two
+    /// selects); to an unsigned type otherwise `max(v, 0)` first (PTX's `max` returns the
+    /// operand that is not NaN, so a NaN becomes 0); to a signed type otherwise a select of 0
+    /// for a NaN after it. 8- and 16-bit types convert to 32 bits, then clamp to their range
+    /// (a saturated 32-bit value clamped is the saturated narrow value).
+    fn float_to_int(
+        &mut self,
+        v: inkwell::values::FloatValue<'ctx>,
+        from: Scalar,
+        to: Scalar,
+    ) -> BasicValueEnum<'ctx> {
+        let f64_src = from == Scalar::F64;
+        let wide = to.bits() == 64;
+        let signed = to.is_signed();
+        let nan_is_zero = !f64_src && !wide;
+        let ft: BasicTypeEnum<'ctx> = v.get_type().into();
+        let mut x: BasicValueEnum<'ctx> = v.into();
+        if !nan_is_zero && !signed {
+            let zero = v.get_type().const_zero();
+            x = self.call_intrinsic("llvm.maxnum", &[ft], &[x, zero.into()]);
+        }
+        let name = format!(
+            "llvm.nvvm.{}2{}.rz",
+            if f64_src { "d" } else { "f" },
+            match (wide, signed) {
+                (false, true) => "i",
+                (false, false) => "ui",
+                (true, true) => "ll",
+                (true, false) => "ull",
+            }
+        );
+        let mut r = self.call_intrinsic(&name, &[], &[x]).into_int_value();
+        let b = &self.b;
+        if !nan_is_zero && signed {
+            let nan = ok!(b.build_float_compare(inkwell::FloatPredicate::UNO, v, v, "isnan"));
+            r = ok!(b.build_select(nan, r.get_type().const_zero(), r, "nan0")).into_int_value();
+        }
+        if to.bits() < 32 {
+            let i32t = self.ctx.i32_type();
+            let (lo, hi) = to.int_range().expect("an integer type");
+            let hi = i32t.const_int(hi as u64, false);
+            if signed {
+                let lo = i32t.const_int(lo as i64 as u64, true);
+                r = self
+                    .call_intrinsic("llvm.smin", &[i32t.into()], &[r.into(), hi.into()])
+                    .into_int_value();
+                r = self
+                    .call_intrinsic("llvm.smax", &[i32t.into()], &[r.into(), lo.into()])
+                    .into_int_value();
+            } else {
+                r = self
+                    .call_intrinsic("llvm.umin", &[i32t.into()], &[r.into(), hi.into()])
+                    .into_int_value();
+            }
+            let to_t = super::scalar_type(self.ctx, to).into_int_type();
+            r = ok!(self.b.build_int_truncate(r, to_t, "narrow"));
+        }
+        r.into()
     }
 }
 

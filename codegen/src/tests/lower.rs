@@ -123,6 +123,88 @@ fn float_to_int_casts_saturate() {
     );
 }
 
+/// The opcodes of `k`'s body that do a cast's arithmetic, sorted: without the loads, stores,
+/// the two slices' bounds checks (`setp.ne.b64` of a length, its branch, the panic calls).
+fn cast_instructions(ptx: &str) -> Vec<String> {
+    let skip = [
+        "ld.",
+        "st.",
+        "ret",
+        "{",
+        "}",
+        ")",
+        "mov.b64",
+        "cvta",
+        "setp.ne.b64",
+        "@",
+        "bra",
+        "call",
+        "exit",
+    ];
+    let mut ops: Vec<String> = entry_body(ptx, "k")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('.'))
+        .filter(|l| !l.starts_with('$') && !skip.iter().any(|p| l.starts_with(p)))
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    ops.sort();
+    ops
+}
+
+#[test]
+fn float_to_int_casts_are_one_cvt_where_ptx_agrees_with_rust() {
+    // PTX's `cvt.rzi` from a float clamps to the integer type's range; a NaN gives 0 only from
+    // f32 to 32 bits or fewer (else `1 << (bits - 1)`). Each cast: the instructions it needs.
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("f32", "i32", &["cvt.rzi.s32.f32"]),
+        ("f32", "u32", &["cvt.rzi.u32.f32"]),
+        (
+            "f32",
+            "i64",
+            &["cvt.rzi.s64.f32", "setp.nan.f32", "selp.b64"],
+        ),
+        ("f32", "u64", &["max.f32", "cvt.rzi.u64.f32"]),
+        (
+            "f64",
+            "i32",
+            &["cvt.rzi.s32.f64", "setp.nan.f64", "selp.b32"],
+        ),
+        ("f64", "u32", &["max.f64", "cvt.rzi.u32.f64"]),
+        (
+            "f64",
+            "i64",
+            &["cvt.rzi.s64.f64", "setp.nan.f64", "selp.b64"],
+        ),
+        ("f64", "u64", &["max.f64", "cvt.rzi.u64.f64"]),
+        ("f32", "i8", &["cvt.rzi.s32.f32", "min.s32", "max.s32"]),
+        ("f32", "u16", &["cvt.rzi.u32.f32", "min.u32"]),
+    ];
+    for &(from, to, want) in cases {
+        let src = format!("fn k(o: &mut [{to}], x: &[{from}]) {{ o[0] = x[0] as {to}; }}");
+        let k = compile(&src);
+        let mut want: Vec<String> = want.iter().map(|w| w.to_string()).collect();
+        want.sort();
+        assert_eq!(
+            cast_instructions(&k.ptx),
+            want,
+            "{from} as {to}:\n{}",
+            k.ptx
+        );
+    }
+}
+
+#[test]
+fn float_to_int_casts_of_constants_fold() {
+    // LLVM folds the saturating cast of a constant: no `cvt` is left, the value is Rust's.
+    let k = compile("fn k(o: &mut [i32]) { o[0] = 3.0e10f32 as i32; o[1] = (-1.0e300f64) as i32; o[2] = f32::NAN as i32; }");
+    let body = entry_body(&k.ptx, "k");
+    assert!(!body.contains("cvt.rzi"), "{body}");
+    for v in ["2147483647", "-2147483648"] {
+        assert!(body.contains(v), "no {v}:\n{body}");
+    }
+}
+
 #[test]
 fn shifts_mask_their_amount_like_rust() {
     let k = compile("fn k(o: &mut [u32], s: u32) { o[0] = 1u32 << s; }");

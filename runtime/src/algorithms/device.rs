@@ -19,10 +19,13 @@ pub const TILE: usize = SCAN_BLOCK * ITEMS;
 /// One block's share of a reduction: block `b` combines `x[b·per_block ..][..per_block]` in
 /// the order of the elements when `op` is commutative (each thread strides through the range,
 /// then the threads' values are combined in thread order) and writes the result to `out[b]`.
-/// Blocks past the end write nothing.
+/// Blocks past the end write nothing. With a `ticket` (one word, zero before the launch, left
+/// at zero), the last block to finish also combines the blocks' results into `out[grid]`
+/// ([`combine_partials`]): the whole reduction in one launch.
 #[device]
-pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
+pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
+    ticket: &mut [u32],
     x: &[T],
     per_block: usize,
     widen: impl Fn(T) -> W,
@@ -76,6 +79,64 @@ pub fn reduce_range<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
             out[b] = r;
         }
     }
+    if !ticket.is_empty() {
+        combine_partials(out, ticket, n, per_block, &op);
+    }
+}
+
+/// The second half of a reduction in one launch, called by every thread of every block after
+/// the block wrote its result (if it has one) to `out[b]`: the last block of the grid to get
+/// here combines the results of the blocks with a share of the `n` units, `per_block` each
+/// (`out[..parts]`, `op` commutative), into `out[grid]`. `ticket[0]` counts the blocks that
+/// got here: it must be zero at launch, and the last block's `atomic_inc` (limit `grid - 1`)
+/// brings it back to zero, so the same word serves the next launch. Ordering, as
+/// `gpu::grid_sync`'s: a barrier, then thread 0 fences (`fence.sc.gpu`, cumulative over the
+/// block's writes the barrier ordered before it) and takes the block's ticket; in the last
+/// block thread 0 fences again before a second barrier hands the news to the block, whose
+/// threads read the results with relaxed atomic loads (from L2, never a stale L1 line).
+/// Correct whatever the order and residency of the blocks: no block waits for another.
+#[device]
+pub fn combine_partials<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
+    out: &mut [W],
+    ticket: &mut [u32],
+    n: usize,
+    per_block: usize,
+    op: impl Fn(W, W) -> W,
+) {
+    let last = gpu::shared_array::<u32, 1>();
+    let t = gpu::thread_idx().x as usize;
+    let threads = gpu::block_dim().x as usize;
+    let blocks = gpu::grid_dim().x as usize;
+    gpu::sync_threads();
+    if t == 0 {
+        gpu::thread_fence();
+        let limit = (blocks - 1) as u32;
+        let finished = gpu::atomic_inc(&mut ticket[0], limit) == limit;
+        if finished {
+            gpu::thread_fence();
+        }
+        last[0] = finished as u32;
+    }
+    gpu::sync_threads();
+    if last[0] != 0 {
+        // The blocks with a share (each wrote a result), at most the grid.
+        let shares = if n == 0 { 0 } else { (n - 1) / per_block + 1 };
+        let parts = if shares < blocks { shares } else { blocks };
+        // As in a block's share: threads past the results read the first; their values are
+        // not used.
+        let first = if t < parts { t } else { 0 };
+        let mut acc = gpu::atomic_load(&mut out[first]);
+        let mut i = first + threads;
+        while i < parts {
+            acc = op(acc, gpu::atomic_load(&mut out[i]));
+            i += threads;
+        }
+        let r = gpu::block::inclusive_scan(acc, &op);
+        let valid = if parts < threads { parts } else { threads };
+        if t == valid - 1 {
+            out[blocks] = r;
+        }
+    }
 }
 
 /// The combination of a vector's `N` lanes, in lane order.
@@ -91,11 +152,13 @@ fn fold_lanes<W: gpu::Num, const N: usize>(x: [W; N], op: impl Fn(W, W) -> W) ->
 /// [`reduce_range`] over 16-byte vectors (`cuprum::DeviceBuffer::as_vectors`'s middle part):
 /// block `b` combines the lanes of `v[b·per_block ..][..per_block]`, block 0 also the
 /// elements of `head` and `tail` (fewer than `N` each: the input's elements outside the
-/// vectors), and writes the result to `out[b]`. `op` is commutative: the lanes are not
-/// combined in the elements' order.
+/// vectors), and writes the result to `out[b]`; with a `ticket`, the last block to finish
+/// also combines the blocks' results into `out[grid]` ([`combine_partials`]). `op` is
+/// commutative: the lanes are not combined in the elements' order.
 #[device]
-pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
+pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue + gpu::Atomic, const N: usize>(
     out: &mut [W],
+    ticket: &mut [u32],
     v: &[[W; N]],
     head: &[W],
     tail: &[W],
@@ -151,6 +214,9 @@ pub fn reduce_vectors<W: gpu::Num + gpu::WarpValue, const N: usize>(
         if t == valid - 1 {
             out[b] = r;
         }
+    }
+    if !ticket.is_empty() {
+        combine_partials::<W>(out, ticket, n, per_block, &op);
     }
 }
 

@@ -22,22 +22,45 @@ pub fn combine<W: gpu::Num>(op: u32, a: W, b: W) -> W {
     }
 }
 
-/// Block `b` reduces `x[b·per_block..][..per_block]` into `out[b]` (sum, min or max).
+/// Block `b` reduces `x[b·per_block..][..per_block]` into `out[b]` (sum, min or max); with a
+/// `ticket`, the last block also combines those into `out[grid]` (`device::reduce_range`).
 #[kernel(instances((i8, i32), (i16, i32), (i32, i32), (i64, i64), (isize, i64), (u8, u32),
     (u16, u32), (u32, u32), (u64, u64), (usize, u64), (f32, f32), (f64, f64)))]
-pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
+pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
+    ticket: &mut [u32],
     x: &[T],
     per_block: usize,
     op: u32,
 ) {
     // One copy of the loop per operation, so that none branches on `op` inside it.
     if op == 0 {
-        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(0, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(0, a, b),
+        );
     } else if op == 1 {
-        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(1, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(1, a, b),
+        );
     } else {
-        device::reduce_range(out, x, per_block, |v| v as W, |a, b| combine(2, a, b));
+        device::reduce_range(
+            out,
+            ticket,
+            x,
+            per_block,
+            |v| v as W,
+            |a, b| combine(2, a, b),
+        );
     }
 }
 
@@ -167,10 +190,14 @@ pub fn histogram_vectors2<T: gpu::Float, const TURN: usize>(
 }
 
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
-/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
-#[kernel(instances(i32, u32, f32))]
-pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue>(
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; `ticket` as
+/// `reduce_blocks`'.
+/// Five blocks per multiprocessor, as before the last block combined the results (48
+/// registers; the combining code took ptxas to 60, four blocks).
+#[kernel(instances(i32, u32, f32), max_threads = 256, min_blocks = 5)]
+pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
+    ticket: &mut [u32],
     v: &[[W; 4]],
     head: &[W],
     tail: &[W],
@@ -178,25 +205,29 @@ pub fn reduce_vectors4<W: gpu::Num + gpu::WarpValue>(
     op: u32,
 ) {
     if op == 0 {
-        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 4>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(0, a, b)
         });
     } else if op == 1 {
-        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 4>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(1, a, b)
         });
     } else {
-        device::reduce_vectors::<W, 4>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 4>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(2, a, b)
         });
     }
 }
 
 /// `reduce_blocks` over 16-byte vectors: `v` is the input's middle part
-/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it.
+/// (`DeviceBuffer::as_vectors`), `head` and `tail` the elements around it; `ticket` as
+/// `reduce_blocks`'.
+/// Not capped: four blocks per multiprocessor, as before the combining code (54 registers
+/// then, at most 64 with it; capped at 48, the `f64` instance spilled).
 #[kernel(instances(i64, u64, f64))]
-pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue>(
+pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue + gpu::Atomic>(
     out: &mut [W],
+    ticket: &mut [u32],
     v: &[[W; 2]],
     head: &[W],
     tail: &[W],
@@ -204,15 +235,15 @@ pub fn reduce_vectors2<W: gpu::Num + gpu::WarpValue>(
     op: u32,
 ) {
     if op == 0 {
-        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 2>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(0, a, b)
         });
     } else if op == 1 {
-        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 2>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(1, a, b)
         });
     } else {
-        device::reduce_vectors::<W, 2>(out, v, head, tail, per_block, |a: W, b: W| {
+        device::reduce_vectors::<W, 2>(out, ticket, v, head, tail, per_block, |a: W, b: W| {
             combine::<W>(2, a, b)
         });
     }

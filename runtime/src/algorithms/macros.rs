@@ -30,16 +30,16 @@
 macro_rules! __cuprum_reduce {
     ($stream:expr, $x:expr, $init:expr, |$a:ident : $t:ty, $b:ident : $t2:ty| $body:expr $(,)?) => {{
         #[::cuprum::kernel]
-        fn user_reduce(out: &mut [$t], x: &[$t], per_block: usize) {
-            ::cuprum::algorithms::device::reduce_range(out, x, per_block, |v| v, |$a: $t, $b: $t| $body);
+        fn user_reduce(out: &mut [$t], ticket: &mut [u32], x: &[$t], per_block: usize) {
+            ::cuprum::algorithms::device::reduce_range(out, ticket, x, per_block, |v| v, |$a: $t, $b: $t| $body);
         }
         ::cuprum::algorithms::__reduce_with(
             $stream,
             $x,
             $init,
             |$a: $t, $b: $t| -> $t { $body },
-            |s, c, out: &mut ::cuprum::DeviceViewMut<'_, $t>, x: &dyn ::cuprum::DeviceSlice<$t>, per| {
-                user_reduce::launch(s, c, out, x, per)
+            |s, c, out: &mut ::cuprum::DeviceViewMut<'_, $t>, ticket: &mut ::cuprum::DeviceViewMut<'_, u32>, x: &dyn ::cuprum::DeviceSlice<$t>, per| {
+                user_reduce::launch(s, c, out, ticket, x, per)
             },
         )
     }};

@@ -52,14 +52,14 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         stream: &Stream,
         config: LaunchConfig,
         out: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        ticket: &mut (impl DeviceSliceMut<u32> + ?Sized),
         x: &(impl DeviceSlice<Self> + ?Sized),
         per_block: usize,
         op: u32,
     ) -> Result<()>;
     #[doc(hidden)]
-    /// The first pass and the second of a built-in reduction over the input's 16-byte
-    /// vectors (`DeviceBuffer::as_vectors`); `None` where the type has no vector kernel or
-    /// the input no vectors.
+    /// A built-in reduction over the input's 16-byte vectors (`DeviceBuffer::as_vectors`);
+    /// `None` where the type has no vector kernel or the input no vectors.
     fn reduce_vectors(
         stream: &Stream,
         x: &(impl DeviceSlice<Self> + ?Sized),
@@ -70,6 +70,7 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         stream: &Stream,
         config: LaunchConfig,
         out: &mut (impl DeviceSliceMut<Self::Wide> + ?Sized),
+        ticket: &mut (impl DeviceSliceMut<u32> + ?Sized),
         x: &(impl DeviceSlice<Self::Wide> + ?Sized),
         per_block: usize,
         op: u32,
@@ -176,11 +177,14 @@ macro_rules! numbers {
                 stream: &Stream,
                 config: LaunchConfig,
                 out: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                ticket: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 x: &(impl DeviceSlice<$t> + ?Sized),
                 per_block: usize,
                 op: u32,
             ) -> Result<()> {
-                kernels::reduce_blocks::<$t, $w>::launch(stream, config, out, x, per_block, op)
+                kernels::reduce_blocks::<$t, $w>::launch(
+                    stream, config, out, ticket, x, per_block, op,
+                )
             }
             fn reduce_vectors(
                 stream: &Stream,
@@ -193,11 +197,14 @@ macro_rules! numbers {
                 stream: &Stream,
                 config: LaunchConfig,
                 out: &mut (impl DeviceSliceMut<$w> + ?Sized),
+                ticket: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 x: &(impl DeviceSlice<$w> + ?Sized),
                 per_block: usize,
                 op: u32,
             ) -> Result<()> {
-                kernels::reduce_blocks::<$w, $w>::launch(stream, config, out, x, per_block, op)
+                kernels::reduce_blocks::<$w, $w>::launch(
+                    stream, config, out, ticket, x, per_block, op,
+                )
             }
             #[allow(clippy::too_many_arguments)]
             fn scan_sum(
@@ -375,9 +382,9 @@ macro_rules! numbers {
             } else {
                 reduce_grid($stream, v.len())
             };
-            two_passes::<$t>($stream, grid, $op, |config, out, per_block| {
+            built_in_reduction::<$t>($stream, grid, $op, |config, out, ticket, per_block| {
                 numbers!(@reduce_kernel $lanes $t,
-                    $stream, config, out, &v, &head, &tail, per_block, $op,
+                    $stream, config, out, ticket, &v, &head, &tail, per_block, $op,
                 )
             })
             .map(Some)
@@ -533,7 +540,8 @@ fn range_grid(n: usize, max_blocks: usize) -> (usize, usize) {
     (n.div_ceil(per_block), per_block)
 }
 
-/// Launches the two passes of a built-in reduction; `None` for empty input.
+/// A built-in reduction (`built_in_reduction`, over 16-byte vectors where it can); `None` for
+/// empty input.
 fn reduce_op<T: Number>(
     stream: &Stream,
     x: &(impl DeviceSlice<T> + ?Sized),
@@ -546,40 +554,123 @@ fn reduce_op<T: Number>(
     if let Some(v) = T::reduce_vectors(stream, x, op)? {
         return Ok(Some(T::narrow(v)));
     }
-    let v = two_passes::<T>(
+    let v = built_in_reduction::<T>(
         stream,
         reduce_grid(stream, n),
         op,
-        |config, out, per_block| T::reduce_blocks(stream, config, out, x, per_block, op),
+        |config, out, ticket, per_block| {
+            T::reduce_blocks(stream, config, out, ticket, x, per_block, op)
+        },
     )?;
     Ok(Some(T::narrow(v)))
 }
 
-/// A reduction in two passes over `blocks` ranges of `per_block` units (elements or vectors;
-/// `range_grid`'s grid): `first` launches the first with that grid, each block writing one
-/// partial result (the result itself when there is one block), then one block combines the
-/// partials.
-fn two_passes<T: Number>(
+/// The kernel of a reduction over `blocks` ranges of `per_block` units (elements or vectors;
+/// `range_grid`'s grid): `first(config, out, ticket, per_block)` launches it, each block
+/// writing its result to `out[b]`. In one launch (the default, [`one_launch`]): with a ticket
+/// word, the last block combines the blocks' results into `out[blocks]`. In two (the form
+/// before, for the benchmark's comparison: `__reduce_form(2)`): with an empty ticket, then one
+/// block combines the results.
+fn built_in_reduction<T: Number>(
     stream: &Stream,
     (blocks, per_block): (usize, usize),
     op: u32,
-    first: impl FnOnce(LaunchConfig, &mut crate::DeviceViewMut<'_, T::Wide>, usize) -> Result<()>,
+    first: impl FnOnce(
+        LaunchConfig,
+        &mut crate::DeviceViewMut<'_, T::Wide>,
+        &mut crate::DeviceViewMut<'_, u32>,
+        usize,
+    ) -> Result<()>,
 ) -> Result<T::Wide> {
+    let form = REDUCE_FORM.load(std::sync::atomic::Ordering::Relaxed);
+    if form < 2 {
+        return one_launch(stream, (blocks, per_block), form == 0, first);
+    }
     let mut result = storage::take::<T::Wide>(stream, 1)?;
+    let mut none = storage::take_ticket(stream)?;
     let block = LaunchConfig::new(1u32, BLOCK as u32);
     if blocks == 1 {
-        first(block, &mut result.slice_mut(..1), per_block)?;
+        first(
+            block,
+            &mut result.slice_mut(..1),
+            &mut none.slice_mut(..0),
+            per_block,
+        )?;
     } else {
         let mut partials = storage::take::<T::Wide>(stream, blocks)?;
         let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
-        first(grid, &mut partials.slice_mut(..blocks), per_block)?;
+        first(
+            grid,
+            &mut partials.slice_mut(..blocks),
+            &mut none.slice_mut(..0),
+            per_block,
+        )?;
         let p = partials.slice(..blocks);
-        T::reduce_wide(stream, block, &mut result.slice_mut(..1), &p, blocks, op)?;
+        T::reduce_wide(
+            stream,
+            block,
+            &mut result.slice_mut(..1),
+            &mut none.slice_mut(..0),
+            &p,
+            blocks,
+            op,
+        )?;
         storage::give(stream, partials);
     }
+    // Never touched: still zero.
+    storage::give_ticket(stream, none);
     let v = stream.to_host(&result.slice(..1))?[0];
     storage::give(stream, result);
     Ok(v)
+}
+
+/// A reduction in one launch of `blocks` blocks (`device::reduce_range`,
+/// `device::combine_partials`): `launch(config, out, ticket, per_block)` gets `blocks + 1`
+/// results (the blocks', then the whole) and a zero ticket word, which the kernel leaves at
+/// zero; the ticket is kept for the next call only after the result came back. `one_wait`:
+/// the result is copied with `Stream::result_to_host` (else `to_host`, for the benchmark).
+fn one_launch<W: Element + cudarc::driver::ValidAsZeroBits>(
+    stream: &Stream,
+    (blocks, per_block): (usize, usize),
+    one_wait: bool,
+    launch: impl FnOnce(
+        LaunchConfig,
+        &mut crate::DeviceViewMut<'_, W>,
+        &mut crate::DeviceViewMut<'_, u32>,
+        usize,
+    ) -> Result<()>,
+) -> Result<W> {
+    let mut out = storage::take::<W>(stream, blocks + 1)?;
+    let mut ticket = storage::take_ticket(stream)?;
+    let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
+    launch(
+        grid,
+        &mut out.slice_mut(..blocks + 1),
+        &mut ticket.slice_mut(..1),
+        per_block,
+    )?;
+    let result = out.slice(blocks..blocks + 1);
+    let v = if one_wait {
+        stream.result_to_host(&result)?[0]
+    } else {
+        stream.to_host(&result)?[0]
+    };
+    storage::give_ticket(stream, ticket);
+    storage::give(stream, out);
+    Ok(v)
+}
+
+/// The form of built-in reductions: 0 (the default) one launch (the last block combines the
+/// blocks' results) and the result copied with one wait for the GPU (`result_to_host`); 1 one
+/// launch, the result read by `to_host` (two waits); 2 two launches (a second of one block
+/// combines the results) and `to_host`, the form before 2026-12-02 (branch `cvtsum`).
+static REDUCE_FORM: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Chooses the form of built-in reductions (see `REDUCE_FORM`): for the benchmark's
+/// comparison.
+#[doc(hidden)]
+pub fn __reduce_form(form: u32) {
+    REDUCE_FORM.store(form, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether the 16-byte vector reductions run in one wave of the blocks the device keeps
@@ -742,7 +833,8 @@ pub use crate::__cuprum_inclusive_scan as inclusive_scan;
 #[doc(inline)]
 pub use crate::__cuprum_reduce as reduce;
 
-/// What `reduce!` expands to: the two passes with the user's kernel, then `init` on the host.
+/// What `reduce!` expands to: the user's kernel in one launch (`one_launch`), then `init` on
+/// the host.
 #[doc(hidden)]
 pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
@@ -753,6 +845,7 @@ pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBi
         &Stream,
         LaunchConfig,
         &mut crate::DeviceViewMut<'_, T>,
+        &mut crate::DeviceViewMut<'_, u32>,
         &dyn DeviceSlice<T>,
         usize,
     ) -> Result<()>,
@@ -761,32 +854,12 @@ pub fn __reduce_with<T: Element + gpu::WarpValue + cudarc::driver::ValidAsZeroBi
     if n == 0 {
         return Ok(init);
     }
-    let (blocks, per_block) = reduce_grid(stream, n);
-    let mut result = storage::take::<T>(stream, 1)?;
-    let block = LaunchConfig::new(1u32, BLOCK as u32);
-    if blocks == 1 {
-        launch(stream, block, &mut result.slice_mut(..1), x, per_block)?;
-    } else {
-        let mut partials = storage::take::<T>(stream, blocks)?;
-        let grid = LaunchConfig::new(blocks as u32, BLOCK as u32);
-        launch(
-            stream,
-            grid,
-            &mut partials.slice_mut(..blocks),
-            x,
-            per_block,
-        )?;
-        launch(
-            stream,
-            block,
-            &mut result.slice_mut(..1),
-            &partials.slice(..blocks),
-            blocks,
-        )?;
-        storage::give(stream, partials);
-    }
-    let v = stream.to_host(&result.slice(..1))?[0];
-    storage::give(stream, result);
+    let v = one_launch(
+        stream,
+        reduce_grid(stream, n),
+        true,
+        |config, out, ticket, per_block| launch(stream, config, out, ticket, x, per_block),
+    )?;
     Ok(op(init, v))
 }
 

@@ -26,12 +26,41 @@ pub(crate) fn take<T: Element + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     len: usize,
 ) -> Result<DeviceBuffer<T>> {
+    take_as::<T, T>(stream, len)
+}
+
+/// Keeps `buffer` for later calls.
+pub(crate) fn give<T: Element>(stream: &Stream, buffer: DeviceBuffer<T>) {
+    give_as::<T, T>(stream, buffer)
+}
+
+/// The kind of the one-pass reductions' ticket words, kept apart from other `u32` buffers.
+struct Ticket;
+
+/// A ticket word of the one-pass reductions (`device::combine_partials`): zero, as every
+/// launch that uses one leaves it (a new one is zeroed memory). Give it back with
+/// [`give_ticket`] only after its launch completed (a launch that failed may have left it
+/// anywhere: then it is dropped).
+pub(crate) fn take_ticket(stream: &Stream) -> Result<DeviceBuffer<u32>> {
+    take_as::<u32, Ticket>(stream, 1)
+}
+
+/// Keeps a ticket word for later calls: see [`take_ticket`].
+pub(crate) fn give_ticket(stream: &Stream, buffer: DeviceBuffer<u32>) {
+    give_as::<u32, Ticket>(stream, buffer)
+}
+
+/// A buffer of at least `len` elements (at least one) kept under kind `K`, or a new zeroed one.
+fn take_as<T: Element + cudarc::driver::ValidAsZeroBits, K: 'static>(
+    stream: &Stream,
+    len: usize,
+) -> Result<DeviceBuffer<T>> {
     let key = device_key(stream);
     let found = {
         let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
         let at = kept.iter().position(|k| {
             k.device == key
-                && k.ty == TypeId::of::<T>()
+                && k.ty == TypeId::of::<K>()
                 && k.buffer
                     .downcast_ref::<DeviceBuffer<T>>()
                     .is_some_and(|b| b.len() >= len)
@@ -44,12 +73,12 @@ pub(crate) fn take<T: Element + cudarc::driver::ValidAsZeroBits>(
     }
 }
 
-/// Keeps `buffer` for later calls.
-pub(crate) fn give<T: Element>(stream: &Stream, buffer: DeviceBuffer<T>) {
+/// Keeps `buffer` under kind `K`.
+fn give_as<T: Element, K: 'static>(stream: &Stream, buffer: DeviceBuffer<T>) {
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     kept.push(Kept {
         device: device_key(stream),
-        ty: TypeId::of::<T>(),
+        ty: TypeId::of::<K>(),
         buffer: Box::new(buffer),
     });
 }
