@@ -378,12 +378,15 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             };
             // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
             // default), and onesweep's look-back (the `x` rows).
-            for lookback in [false, true] {
+            // Also (the `x` rows) the peers of a key's digit by `match_any_sync` instead of
+            // eight ballots.
+            for (lookback, ballots) in [(false, true), (true, true), (false, false)] {
                 algorithms::__sort_with_lookback(lookback);
-                let (keys_name, pairs_name) = if lookback {
-                    ("x sort u32 keys, look-back", "x sort pairs, look-back")
-                } else {
-                    ("sort u32 keys", "sort (u32, u32) pairs")
+                algorithms::__sort_with_ballots(ballots);
+                let (keys_name, pairs_name) = match (lookback, ballots) {
+                    (true, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
+                    (false, false) => ("x sort u32 keys, match_any", "x sort pairs, match_any"),
+                    (false, true) => ("sort u32 keys", "sort (u32, u32) pairs"),
                 };
                 stream.copy(&dxu, &mut work)?;
                 algorithms::sort(&stream, &mut work)?;
@@ -454,6 +457,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 }
             }
             algorithms::__sort_with_lookback(false);
+            algorithms::__sort_with_ballots(true);
         }
     }
 

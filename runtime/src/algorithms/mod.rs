@@ -240,8 +240,10 @@ macro_rules! numbers {
                 lookback: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
+                let ballots = SORT_BALLOTS.load(std::sync::atomic::Ordering::Relaxed);
                 numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, payload, first, lookback, numbers!(@last $kind $t))
+                    status, offsets, shift, payload, first, lookback, ballots,
+                    numbers!(@last $kind $t))
             }
             fn sort_tile_counts(
                 stream: &Stream,
@@ -868,6 +870,17 @@ static SORT_LOOKBACK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicB
 #[doc(hidden)]
 pub fn __sort_with_lookback(on: bool) {
     SORT_LOOKBACK.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether sort passes find each key's peers (the keys of its digit in its row of 32) by eight
+/// ballots, one per bit of the digit, or by one `match_any_sync`.
+static SORT_BALLOTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Chooses how sort passes find a key's peers (see `SORT_BALLOTS`): for the benchmark's
+/// comparison.
+#[doc(hidden)]
+pub fn __sort_with_ballots(on: bool) {
+    SORT_BALLOTS.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with

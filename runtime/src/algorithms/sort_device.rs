@@ -111,6 +111,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged_pay: &mut [u32],
     items: usize,
     lookback: bool,
+    ballots: bool,
     last: K,
     digit: impl Fn(K, u32) -> u32,
 ) {
@@ -123,7 +124,10 @@ pub fn onesweep_tile<K: gpu::Num>(
     let warp_counts = gpu::shared_array::<u32, 2048>();
     let global_at = gpu::shared_array::<u32, 256>();
     let tile_number = gpu::shared_array::<u32, 1>();
-    let t = gpu::thread_idx().x;
+    // The kernels are launched with exactly 256 threads (`block = 256`); taken `% 256` so that
+    // every shared-memory index below is proven in bounds (no check branches between the
+    // loads of the staging and scatter loops).
+    let t = gpu::thread_idx().x % 256;
     let (warp, lane) = (t / 32, t % 32);
     let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
@@ -169,8 +173,16 @@ pub fn onesweep_tile<K: gpu::Num>(
     let mut ranks0 = [0u32; HALF_MAX];
     let mut ranks1 = [0u32; HALF_MAX];
     let counts = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(&mut ranks0, &mine0, half, counts, shift, &digit);
-    rank_rows(&mut ranks1, &mine1, half, counts, shift, &digit);
+    rank_rows(&mut ranks0, &mine0, half, counts, shift, ballots, &digit);
+    rank_rows(&mut ranks1, &mine1, half, counts, shift, ballots, &digit);
+    // The payloads, loaded now (after the ranking, whose registers they would crowd) so that
+    // their latency passes with the block's sum of the digit counts.
+    let mut pays0 = [0u32; HALF_MAX];
+    let mut pays1 = [0u32; HALF_MAX];
+    if payload {
+        load_pays(&mut pays0, pay_in, row, n, half, first);
+        load_pays(&mut pays1, pay_in, row1, n, half, first);
+    }
     gpu::sync_threads();
     // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
     // it publishes at once.
@@ -197,7 +209,8 @@ pub fn onesweep_tile<K: gpu::Num>(
     if lookback && tile > 0 {
         let mut k = at - 256;
         loop {
-            let s = gpu::atomic_add(&mut status[k], 0u32);
+            // A relaxed load: the count rides in the word itself, nothing else is read.
+            let s = gpu::atomic_load(&mut status[k]);
             if s != 0 {
                 before_tile += s & COUNT;
                 if s & UP_TO != 0 {
@@ -212,12 +225,10 @@ pub fn onesweep_tile<K: gpu::Num>(
     gpu::sync_threads();
     let slots = &warp_counts[(warp * 256) as usize..];
     stage_rows(
-        staged, staged_pay, &mine0, &ranks0, pay_in, row, n, half, slots, shift, payload, first,
-        &digit,
+        staged, staged_pay, &mine0, &ranks0, &pays0, half, slots, shift, payload, &digit,
     );
     stage_rows(
-        staged, staged_pay, &mine1, &ranks1, pay_in, row1, n, half, slots, shift, payload, first,
-        &digit,
+        staged, staged_pay, &mine1, &ranks1, &pays1, half, slots, shift, payload, &digit,
     );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
     global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
@@ -249,7 +260,10 @@ pub fn onesweep_tile<K: gpu::Num>(
 }
 
 /// Writes staged keys `first + 256·j` (`j < count`, below `valid`) and, with `payload`, their
-/// payloads to their places: key `s` (of digit `d`) to `place[d] + s`.
+/// payloads to their places: key `s` (of digit `d`) to `place[d] + s`. The staged keys are read
+/// first, all of them, then their places, then the stores: the shared loads are in flight
+/// together (`first + 256·j` is below the tile's length: `first` is the thread number, taken
+/// `% 256`, plus `256·count` at most, so no check branches between them).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn write_rows<K: gpu::Num>(
@@ -265,14 +279,28 @@ fn write_rows<K: gpu::Num>(
     payload: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
+    const HALF_MAX: usize = 8;
+    let mut ks = [K::ZERO; HALF_MAX];
     for j in 0..count {
-        let s = first + 256 * j as u32;
-        if s < valid {
-            let k = staged[s as usize];
-            let to = (place[digit(k, shift) as usize] + s) as usize;
-            keys_out[to] = k;
-            if payload {
-                pay_out[to] = staged_pay[s as usize];
+        ks[j] = staged[(first + 256 * j as u32) as usize];
+    }
+    let mut to = [0u32; HALF_MAX];
+    for j in 0..count {
+        to[j] = place[(digit(ks[j], shift) & 255) as usize] + first + 256 * j as u32;
+    }
+    for j in 0..count {
+        if first + 256 * (j as u32) < valid {
+            keys_out[to[j] as usize] = ks[j];
+        }
+    }
+    if payload {
+        let mut pays = [0u32; HALF_MAX];
+        for j in 0..count {
+            pays[j] = staged_pay[(first + 256 * j as u32) as usize];
+        }
+        for j in 0..count {
+            if first + 256 * (j as u32) < valid {
+                pay_out[to[j] as usize] = pays[j];
             }
         }
     }
@@ -298,37 +326,81 @@ fn load_rows<K: gpu::Num>(
     }
 }
 
+/// The lanes of the warp whose 8-bit digit `d` equals this lane's (`match_any_sync` of `d`),
+/// from eight ballots, one per bit: each bit's ballot, or its complement where this lane's bit
+/// is clear, keeps the lanes that agree on that bit.
+#[device]
+fn same_digit(d: u32) -> u32 {
+    let mut peers = gpu::FULL_MASK;
+    for b in 0..8 {
+        let set = (d >> b) & 1 != 0;
+        let votes = gpu::ballot_sync(gpu::FULL_MASK, set);
+        peers &= if set { votes } else { !votes };
+    }
+    peers
+}
+
 /// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
 /// value `mine[j]`) among the warp's keys of the same digit, in index order: `ranks[j]` is the
 /// number of keys of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit
 /// `d`.
 #[device]
+#[allow(clippy::too_many_arguments)]
 fn rank_rows<K: gpu::Num>(
     ranks: &mut [u32],
     mine: &[K],
     count: usize,
     counts: &mut [u32],
     shift: u32,
+    ballots: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
+    const HALF_MAX: usize = 8;
+    // Every row's match first: they do not wait for one another, and each row's chain below
+    // is then its atomic and its shuffle only.
+    let mut peers = [0u32; HALF_MAX];
     for j in 0..count {
         let d = digit(mine[j], shift);
-        let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
-        let before = (peers & gpu::lanemask_lt()).count_ones();
+        peers[j] = if ballots {
+            same_digit(d)
+        } else {
+            gpu::match_any_sync(gpu::FULL_MASK, d)
+        };
+    }
+    let lt = gpu::lanemask_lt();
+    for j in 0..count {
+        let before = (peers[j] & lt).count_ones();
         // The lowest lane of each digit adds the digit's keys in this row to the warp's count
         // and hands the count before them to its peers. Its atomic has returned before the
         // shuffle, and the next row's atomics come after it: rows are counted in order.
         let mut pre = 0u32;
         if before == 0 {
-            pre = gpu::atomic_add_block(&mut counts[d as usize], peers.count_ones());
+            let d = digit(mine[j], shift) & 255;
+            pre = gpu::atomic_add_block(&mut counts[d as usize], peers[j].count_ones());
         }
-        ranks[j] = gpu::shfl_sync(gpu::FULL_MASK, pre, peers.trailing_zeros()) + before;
+        ranks[j] = gpu::shfl_sync(gpu::FULL_MASK, pre, peers[j].trailing_zeros()) + before;
     }
 }
 
-/// Stores a thread's keys (and, with `payload`, their payloads: loaded from `pay_in` below
-/// `n`, or their indices when `index`) at their places in the staged tile: key `j` (of digit
-/// `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
+/// Loads the payloads of a thread's rows into `pays`: row `j`'s from `pay_in[first + 32·j]`
+/// below `n` (its index when `index`, or past the end).
+#[device]
+fn load_pays(pays: &mut [u32], pay_in: &[u32], first: u32, n: u32, count: usize, index: bool) {
+    for j in 0..count {
+        let i = first + 32 * (j as u32);
+        pays[j] = if index || i >= n {
+            i
+        } else {
+            pay_in[i as usize]
+        };
+    }
+}
+
+/// Stores a thread's keys (and, with `payload`, their payloads `pays`) at their places in the
+/// staged tile: key `j` (of digit `d`) at `at[d] + ranks[j]`. The slots are read first, all of
+/// them, then the keys stored: no load waits behind a store. Every key's place is in the tile
+/// (ranks count the warp's keys of the digit before it); the index is clamped to the tile so
+/// that it is proven in bounds without a check between the stores.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn stage_rows<K: gpu::Num>(
@@ -336,33 +408,26 @@ fn stage_rows<K: gpu::Num>(
     staged_pay: &mut [u32],
     mine: &[K],
     ranks: &[u32],
-    pay_in: &[u32],
-    first: u32,
-    n: u32,
+    pays: &[u32],
     count: usize,
     at: &[u32],
     shift: u32,
     payload: bool,
-    index: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
     const HALF_MAX: usize = 8;
-    let mut pays = [0u32; HALF_MAX];
-    if payload {
-        for j in 0..count {
-            let i = first + 32 * (j as u32);
-            pays[j] = if index || i >= n {
-                i
-            } else {
-                pay_in[i as usize]
-            };
-        }
+    let last = staged.len() - 1;
+    let mut places = [0usize; HALF_MAX];
+    for j in 0..count {
+        places[j] = ((at[(digit(mine[j], shift) & 255) as usize] + ranks[j]) as usize).min(last);
     }
     for j in 0..count {
-        let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
-        staged[s] = mine[j];
-        if payload {
-            staged_pay[s] = pays[j];
+        staged[places[j]] = mine[j];
+    }
+    if payload {
+        let last_pay = staged_pay.len() - 1;
+        for j in 0..count {
+            staged_pay[places[j].min(last_pay)] = pays[j];
         }
     }
 }
@@ -379,7 +444,8 @@ pub fn tile_counts<K: gpu::Num>(
 ) {
     const HALF_MAX: usize = 8;
     let counts = gpu::shared_array::<u32, 256>();
-    let t = gpu::thread_idx().x;
+    // Launched with 256 threads: `% 256` proves the shared indices.
+    let t = gpu::thread_idx().x % 256;
     counts[t as usize] = 0;
     gpu::sync_threads();
     let tile = gpu::block_idx().x;
@@ -391,18 +457,26 @@ pub fn tile_counts<K: gpu::Num>(
     } else {
         0
     };
-    for h in 0..2 {
-        let mut ks = [K::ZERO; HALF_MAX];
-        let from = first + (256 * h * half) as u32;
-        for j in 0..half {
-            if h * half + j < rows {
-                ks[j] = keys[(from + 256 * (j as u32)) as usize];
-            }
+    // Every load first (both halves), then the counts: one load latency per tile.
+    let mut ks0 = [K::ZERO; HALF_MAX];
+    let mut ks1 = [K::ZERO; HALF_MAX];
+    let first1 = first + (256 * half) as u32;
+    for j in 0..half {
+        if j < rows {
+            ks0[j] = keys[(first + 256 * (j as u32)) as usize];
         }
-        for j in 0..half {
-            if h * half + j < rows {
-                gpu::atomic_add_block(&mut counts[digit(ks[j], shift) as usize], 1u32);
-            }
+        if half + j < rows {
+            ks1[j] = keys[(first1 + 256 * (j as u32)) as usize];
+        }
+    }
+    for j in 0..half {
+        if j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks0[j], shift) & 255) as usize], 1u32);
+        }
+    }
+    for j in 0..half {
+        if half + j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks1[j], shift) & 255) as usize], 1u32);
         }
     }
     gpu::sync_threads();

@@ -63,6 +63,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     payload: bool,
     first: bool,
     lookback: bool,
+    ballots: bool,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -86,6 +87,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
         staged_pay,
         ITEMS,
         lookback,
+        ballots,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
@@ -106,6 +108,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     payload: bool,
     first: bool,
     lookback: bool,
+    ballots: bool,
     last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
@@ -125,6 +128,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         staged_pay,
         ITEMS,
         lookback,
+        ballots,
         last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
@@ -144,7 +148,7 @@ pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
 
 /// One tile's digit counts for a pass without look-back (`sort_device::tile_counts`), integer
 /// keys; tiles as `pass_int`'s.
-#[kernel(max_threads = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
+#[kernel(block = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
     (i64, u64, 12), (isize, u64, 12), (u8, u8, 16), (u16, u16, 16), (u32, u32, 16),
     (u64, u64, 12), (usize, u64, 12)))]
 pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
@@ -163,7 +167,7 @@ pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
 }
 
 /// One tile's digit counts for a pass without look-back, float keys.
-#[kernel(max_threads = 256, instances((f32, u32, 16), (f64, u64, 12)))]
+#[kernel(block = 256, instances((f32, u32, 16), (f64, u64, 12)))]
 pub fn tile_counts_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize>(
     table: &mut [u32],
     keys: &[K],
