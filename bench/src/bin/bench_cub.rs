@@ -379,14 +379,21 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
             // default), and onesweep's look-back (the `x` rows).
             // Also (the `x` rows) the peers of a key's digit by `match_any_sync` instead of
-            // eight ballots.
-            for (lookback, ballots) in [(false, true), (true, true), (false, false)] {
+            // eight ballots, and the passes at three blocks per multiprocessor.
+            for (lookback, ballots, three) in [
+                (false, true, false),
+                (true, true, false),
+                (false, false, false),
+                (false, true, true),
+            ] {
                 algorithms::__sort_with_lookback(lookback);
                 algorithms::__sort_with_ballots(ballots);
-                let (keys_name, pairs_name) = match (lookback, ballots) {
-                    (true, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
-                    (false, false) => ("x sort u32 keys, match_any", "x sort pairs, match_any"),
-                    (false, true) => ("sort u32 keys", "sort (u32, u32) pairs"),
+                algorithms::__sort_three_blocks(three);
+                let (keys_name, pairs_name) = match (lookback, ballots, three) {
+                    (true, _, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
+                    (_, false, _) => ("x sort u32 keys, match_any", "x sort pairs, match_any"),
+                    (_, _, true) => ("x sort u32 keys, 3 blocks/SM", "x sort pairs, 3 blocks/SM"),
+                    _ => ("sort u32 keys", "sort (u32, u32) pairs"),
                 };
                 stream.copy(&dxu, &mut work)?;
                 algorithms::sort(&stream, &mut work)?;
@@ -458,6 +465,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             }
             algorithms::__sort_with_lookback(false);
             algorithms::__sort_with_ballots(true);
+            algorithms::__sort_three_blocks(false);
         }
     }
 

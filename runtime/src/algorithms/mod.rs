@@ -241,9 +241,15 @@ macro_rules! numbers {
             ) -> Result<()> {
                 let shift = 8 * pass;
                 let ballots = SORT_BALLOTS.load(std::sync::atomic::Ordering::Relaxed);
-                numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, payload, first, lookback, ballots,
-                    numbers!(@last $kind $t))
+                if SORT_THREE_BLOCKS.load(std::sync::atomic::Ordering::Relaxed) {
+                    numbers!(@pass3 $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback, ballots,
+                        numbers!(@last $kind $t))
+                } else {
+                    numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback, ballots,
+                        numbers!(@last $kind $t))
+                }
             }
             fn sort_tile_counts(
                 stream: &Stream,
@@ -335,6 +341,16 @@ macro_rules! numbers {
     };
     (@pass float $t:ty, $($arg:expr),*) => {
         sort_kernels::pass_float::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass3 int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_int3::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass3 float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_float3::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
@@ -876,6 +892,18 @@ pub fn __sort_with_lookback(on: bool) {
 /// ballots, one per bit of the digit, or by one `match_any_sync`.
 static SORT_BALLOTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
+/// Whether sort passes run at three blocks per multiprocessor (`pass_int3`, `pass_float3`:
+/// at most 80 registers, some spilled) rather than two.
+static SORT_THREE_BLOCKS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses the sort passes' occupancy (see `SORT_THREE_BLOCKS`): for the benchmark's
+/// comparison.
+#[doc(hidden)]
+pub fn __sort_three_blocks(on: bool) {
+    SORT_THREE_BLOCKS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Chooses how sort passes find a key's peers (see `SORT_BALLOTS`): for the benchmark's
 /// comparison.
 #[doc(hidden)]
@@ -1128,6 +1156,8 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
         pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
+        pass_int3<u32, u32, 16, 4096>, pass_int3<u64, u64, 12, 3072>,
+        pass_float3<f32, u32, 16, 4096>, pass_float3<f64, u64, 12, 3072>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,

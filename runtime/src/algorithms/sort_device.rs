@@ -131,18 +131,21 @@ pub fn onesweep_tile<K: gpu::Num>(
     let (warp, lane) = (t / 32, t % 32);
     let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
-    if t == 0 {
-        tile_number[0] = if lookback {
-            gpu::atomic_add(&mut status[tiles * 256], 1u32)
-        } else {
-            gpu::block_idx().x
-        };
+    // Each warp clears its own counts: only the warp waits for them (and, with look-back, the
+    // block for the tile number).
+    for i in 0..WARPS {
+        warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
     }
-    for w in 0..WARPS {
-        warp_counts[w * 256 + t as usize] = 0;
-    }
-    gpu::sync_threads();
-    let tile = tile_number[0];
+    let tile = if lookback {
+        if t == 0 {
+            tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
+        }
+        gpu::sync_threads();
+        tile_number[0]
+    } else {
+        gpu::sync_warp(gpu::FULL_MASK);
+        gpu::block_idx().x
+    };
     let tile_len = 256 * items as u32;
     let base = tile * tile_len;
     // Key `j` of this thread: `row + 32·j`.
