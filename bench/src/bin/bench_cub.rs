@@ -376,23 +376,21 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                     "sort pairs",
                 )
             };
-            // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
-            // default), and onesweep's look-back (the `x` rows).
-            // Also (the `x` rows) the peers of a key's digit by `match_any_sync` instead of
-            // eight ballots, and the passes at three blocks per multiprocessor.
-            for (lookback, ballots, three) in [
+            // The sort passes' strategies: an exclusive sum of every tile's digit counts (the
+            // default), onesweep's look-back (`x` rows), and (`x` rows) passes without payloads
+            // in the kernel that moves payloads (two blocks per multiprocessor, not three).
+            // And (`x` rows) passes with payloads at three blocks per multiprocessor.
+            for (lookback, keys_kernel, pairs3) in [
                 (false, true, false),
                 (true, true, false),
-                (false, false, false),
-                (false, true, true),
+                (false, false, true),
             ] {
                 algorithms::__sort_with_lookback(lookback);
-                algorithms::__sort_with_ballots(ballots);
-                algorithms::__sort_three_blocks(three);
-                let (keys_name, pairs_name) = match (lookback, ballots, three) {
-                    (true, _, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
-                    (_, false, _) => ("x sort u32 keys, match_any", "x sort pairs, match_any"),
-                    (_, _, true) => ("x sort u32 keys, 3 blocks/SM", "x sort pairs, 3 blocks/SM"),
+                algorithms::__sort_keys_kernel(keys_kernel);
+                algorithms::__sort_pairs_three_blocks(pairs3);
+                let (keys_name, pairs_name) = match (lookback, keys_kernel) {
+                    (true, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
+                    (_, false) => ("x sort keys, payload kernel 3/SM", "x sort pairs, 3 blocks/SM"),
                     _ => ("sort u32 keys", "sort (u32, u32) pairs"),
                 };
                 stream.copy(&dxu, &mut work)?;
@@ -464,8 +462,8 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 }
             }
             algorithms::__sort_with_lookback(false);
-            algorithms::__sort_with_ballots(true);
-            algorithms::__sort_three_blocks(false);
+            algorithms::__sort_keys_kernel(true);
+            algorithms::__sort_pairs_three_blocks(false);
         }
     }
 

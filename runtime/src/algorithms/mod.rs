@@ -240,14 +240,17 @@ macro_rules! numbers {
                 lookback: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
-                let ballots = SORT_BALLOTS.load(std::sync::atomic::Ordering::Relaxed);
-                if SORT_THREE_BLOCKS.load(std::sync::atomic::Ordering::Relaxed) {
-                    numbers!(@pass3 $kind $t, stream, config, keys_out, keys_in, order_out,
-                        order_in, status, offsets, shift, payload, first, lookback, ballots,
+                if !payload && SORT_KEYS_KERNEL.load(std::sync::atomic::Ordering::Relaxed) {
+                    numbers!(@pass_keys $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback,
+                        numbers!(@last $kind $t))
+                } else if SORT_PAIRS_THREE.load(std::sync::atomic::Ordering::Relaxed) {
+                    numbers!(@pass_pairs3 $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 } else {
                     numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out,
-                        order_in, status, offsets, shift, payload, first, lookback, ballots,
+                        order_in, status, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 }
             }
@@ -344,13 +347,23 @@ macro_rules! numbers {
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
-    (@pass3 int $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_int3::<
+    (@pass_pairs3 int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_pairs3_int::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
-    (@pass3 float $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_float3::<
+    (@pass_pairs3 float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_pairs3_float::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass_keys int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_int::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass_keys float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_float::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
@@ -888,27 +901,27 @@ pub fn __sort_with_lookback(on: bool) {
     SORT_LOOKBACK.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Whether sort passes find each key's peers (the keys of its digit in its row of 32) by eight
-/// ballots, one per bit of the digit, or by one `match_any_sync`.
-static SORT_BALLOTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+/// Whether sort passes without payloads run `pass_keys_int`/`pass_keys_float` (no payload
+/// code: three blocks per multiprocessor) rather than the kernels that move payloads too.
+static SORT_KEYS_KERNEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
-/// Whether sort passes run at three blocks per multiprocessor (`pass_int3`, `pass_float3`:
-/// at most 80 registers, some spilled) rather than two.
-static SORT_THREE_BLOCKS: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
-
-/// Chooses the sort passes' occupancy (see `SORT_THREE_BLOCKS`): for the benchmark's
-/// comparison.
+/// Chooses the kernel of sort passes without payloads (see `SORT_KEYS_KERNEL`): for the
+/// benchmark's comparison.
 #[doc(hidden)]
-pub fn __sort_three_blocks(on: bool) {
-    SORT_THREE_BLOCKS.store(on, std::sync::atomic::Ordering::Relaxed);
+pub fn __sort_keys_kernel(on: bool) {
+    SORT_KEYS_KERNEL.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Chooses how sort passes find a key's peers (see `SORT_BALLOTS`): for the benchmark's
-/// comparison.
+/// Whether sort passes with payloads run at three blocks per multiprocessor
+/// (`pass_pairs3_int`/`pass_pairs3_float`) rather than two.
+static SORT_PAIRS_THREE: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses the occupancy of sort passes with payloads (see `SORT_PAIRS_THREE`): for the
+/// benchmark's comparison.
 #[doc(hidden)]
-pub fn __sort_with_ballots(on: bool) {
-    SORT_BALLOTS.store(on, std::sync::atomic::Ordering::Relaxed);
+pub fn __sort_pairs_three_blocks(on: bool) {
+    SORT_PAIRS_THREE.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
@@ -1156,8 +1169,9 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
         pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
-        pass_int3<u32, u32, 16, 4096>, pass_int3<u64, u64, 12, 3072>,
-        pass_float3<f32, u32, 16, 4096>, pass_float3<f64, u64, 12, 3072>,
+        pass_keys_int<u8, u8, 16, 4096>, pass_keys_int<u32, u32, 16, 4096>,
+        pass_keys_int<i64, u64, 12, 3072>, pass_keys_float<f32, u32, 16, 4096>,
+        pass_keys_float<f64, u64, 12, 3072>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,

@@ -111,7 +111,6 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged_pay: &mut [u32],
     items: usize,
     lookback: bool,
-    ballots: bool,
     last: K,
     digit: impl Fn(K, u32) -> u32,
 ) {
@@ -173,13 +172,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     let mut mine1 = [K::ZERO; HALF_MAX];
     load_rows(&mut mine0, keys_in, row, rows0, half, last);
     load_rows(&mut mine1, keys_in, row1, rows1, half, last);
-    let mut ranks0 = [0u32; HALF_MAX];
-    let mut ranks1 = [0u32; HALF_MAX];
+    // Early counts: each key adds one to its warp's count of its digit (nothing returned, so
+    // nothing waits), and the places are taken by the ranking after the block's sum.
     let counts = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(&mut ranks0, &mine0, half, counts, shift, ballots, &digit);
-    rank_rows(&mut ranks1, &mine1, half, counts, shift, ballots, &digit);
-    // The payloads, loaded now (after the ranking, whose registers they would crowd) so that
-    // their latency passes with the block's sum of the digit counts.
+    count_rows(&mine0, half, counts, shift, &digit);
+    count_rows(&mine1, half, counts, shift, &digit);
+    // The payloads, loaded now so that their latency passes with the block's sum.
     let mut pays0 = [0u32; HALF_MAX];
     let mut pays1 = [0u32; HALF_MAX];
     if payload {
@@ -200,7 +198,8 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
-    // Read again rather than kept in registers across the sum, where the keys and ranks are.
+    // Read again rather than kept in registers across the sum, where the keys are. Each
+    // warp's count of digit d becomes the place of its first key of digit d in the tile.
     let mut slot = start;
     for w in 0..WARPS {
         let c = warp_counts[w * 256 + d];
@@ -224,17 +223,14 @@ pub fn onesweep_tile<K: gpu::Num>(
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
     }
-    // Stage the keys (and payloads) in digit order (the slots of other digits: a barrier).
-    gpu::sync_threads();
-    let slots = &warp_counts[(warp * 256) as usize..];
-    stage_rows(
-        staged, staged_pay, &mine0, &ranks0, &pays0, half, slots, shift, payload, &digit,
-    );
-    stage_rows(
-        staged, staged_pay, &mine1, &ranks1, &pays1, half, slots, shift, payload, &digit,
-    );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
     global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
+    // Rank and stage the keys (and payloads) in digit order (the places of every warp: a
+    // barrier).
+    gpu::sync_threads();
+    let slots = &mut warp_counts[(warp * 256) as usize..];
+    rank_rows(staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit);
+    rank_rows(staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit);
     gpu::sync_threads();
     let valid = if n - base < tile_len {
         n - base
@@ -329,62 +325,6 @@ fn load_rows<K: gpu::Num>(
     }
 }
 
-/// The lanes of the warp whose 8-bit digit `d` equals this lane's (`match_any_sync` of `d`),
-/// from eight ballots, one per bit: each bit's ballot, or its complement where this lane's bit
-/// is clear, keeps the lanes that agree on that bit.
-#[device]
-fn same_digit(d: u32) -> u32 {
-    let mut peers = gpu::FULL_MASK;
-    for b in 0..8 {
-        let set = (d >> b) & 1 != 0;
-        let votes = gpu::ballot_sync(gpu::FULL_MASK, set);
-        peers &= if set { votes } else { !votes };
-    }
-    peers
-}
-
-/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
-/// value `mine[j]`) among the warp's keys of the same digit, in index order: `ranks[j]` is the
-/// number of keys of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit
-/// `d`.
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn rank_rows<K: gpu::Num>(
-    ranks: &mut [u32],
-    mine: &[K],
-    count: usize,
-    counts: &mut [u32],
-    shift: u32,
-    ballots: bool,
-    digit: impl Fn(K, u32) -> u32,
-) {
-    const HALF_MAX: usize = 8;
-    // Every row's match first: they do not wait for one another, and each row's chain below
-    // is then its atomic and its shuffle only.
-    let mut peers = [0u32; HALF_MAX];
-    for j in 0..count {
-        let d = digit(mine[j], shift);
-        peers[j] = if ballots {
-            same_digit(d)
-        } else {
-            gpu::match_any_sync(gpu::FULL_MASK, d)
-        };
-    }
-    let lt = gpu::lanemask_lt();
-    for j in 0..count {
-        let before = (peers[j] & lt).count_ones();
-        // The lowest lane of each digit adds the digit's keys in this row to the warp's count
-        // and hands the count before them to its peers. Its atomic has returned before the
-        // shuffle, and the next row's atomics come after it: rows are counted in order.
-        let mut pre = 0u32;
-        if before == 0 {
-            let d = digit(mine[j], shift) & 255;
-            pre = gpu::atomic_add_block(&mut counts[d as usize], peers[j].count_ones());
-        }
-        ranks[j] = gpu::shfl_sync(gpu::FULL_MASK, pre, peers[j].trailing_zeros()) + before;
-    }
-}
-
 /// Loads the payloads of a thread's rows into `pays`: row `j`'s from `pay_in[first + 32·j]`
 /// below `n` (its index when `index`, or past the end).
 #[device]
@@ -399,38 +339,69 @@ fn load_pays(pays: &mut [u32], pay_in: &[u32], first: u32, n: u32, count: usize,
     }
 }
 
-/// Stores a thread's keys (and, with `payload`, their payloads `pays`) at their places in the
-/// staged tile: key `j` (of digit `d`) at `at[d] + ranks[j]`. The slots are read first, all of
-/// them, then the keys stored: no load waits behind a store. Every key's place is in the tile
-/// (ranks count the warp's keys of the digit before it); the index is clamped to the tile so
-/// that it is proven in bounds without a check between the stores.
+/// Adds one to `counts[d]` for each of a thread's keys (of digit `d`): the warp's counts.
+#[device]
+fn count_rows<K: gpu::Num>(
+    mine: &[K],
+    count: usize,
+    counts: &mut [u32],
+    shift: u32,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    for j in 0..count {
+        gpu::atomic_add_block(&mut counts[(digit(mine[j], shift) & 255) as usize], 1u32);
+    }
+}
+
+/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
+/// value `mine[j]`) and stores each (and, with `payload`, its payload `pays[j]`) at its place
+/// in the staged tile: `slots[d]` (the warp's) is the place of the warp's next key of digit
+/// `d`. In each row the lowest lane of each digit takes the places of the row's keys of that
+/// digit and hands the first to its peers, which count the peers before them: rows in order,
+/// lanes in order within a row, so the sort is stable. (Its atomic has returned before the
+/// shuffle, and the next row's atomics come after it.) Every key's place is in the tile; the
+/// index is clamped to the tile so that it is proven in bounds without a check.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn stage_rows<K: gpu::Num>(
+fn rank_rows<K: gpu::Num>(
     staged: &mut [K],
     staged_pay: &mut [u32],
     mine: &[K],
-    ranks: &[u32],
     pays: &[u32],
     count: usize,
-    at: &[u32],
+    slots: &mut [u32],
     shift: u32,
     payload: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
     const HALF_MAX: usize = 8;
-    let last = staged.len() - 1;
-    let mut places = [0usize; HALF_MAX];
-    for j in 0..count {
-        places[j] = ((at[(digit(mine[j], shift) & 255) as usize] + ranks[j]) as usize).min(last);
-    }
-    for j in 0..count {
-        staged[places[j]] = mine[j];
-    }
-    if payload {
-        let last_pay = staged_pay.len() - 1;
+    // Every row's peers first (they do not wait for one another; each row's chain below is
+    // then its atomic and its shuffle only), from eight ballots per row, one per bit of the
+    // digit: each bit's ballot, or its complement where this lane's bit is clear, keeps the
+    // lanes that agree on that bit (`match_any_sync` of the digit, which measured slower).
+    // Rows inside bits, so that LLVM unrolls the rows and keeps the keys in registers.
+    let mut peers = [gpu::FULL_MASK; HALF_MAX];
+    for b in 0..8 {
         for j in 0..count {
-            staged_pay[places[j].min(last_pay)] = pays[j];
+            let set = (digit(mine[j], shift) >> b) & 1 != 0;
+            let votes = gpu::ballot_sync(gpu::FULL_MASK, set);
+            peers[j] &= if set { votes } else { !votes };
+        }
+    }
+    let lt = gpu::lanemask_lt();
+    let last = staged.len() - 1;
+    let last_pay = staged_pay.len() - 1;
+    for j in 0..count {
+        let before = (peers[j] & lt).count_ones();
+        let mut first = 0u32;
+        if before == 0 {
+            let d = digit(mine[j], shift) & 255;
+            first = gpu::atomic_add_block(&mut slots[d as usize], peers[j].count_ones());
+        }
+        let s = gpu::shfl_sync(gpu::FULL_MASK, first, peers[j].trailing_zeros()) + before;
+        staged[(s as usize).min(last)] = mine[j];
+        if payload {
+            staged_pay[(s as usize).min(last_pay)] = pays[j];
         }
     }
 }

@@ -63,7 +63,6 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     payload: bool,
     first: bool,
     lookback: bool,
-    ballots: bool,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -87,7 +86,6 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
         staged_pay,
         ITEMS,
         lookback,
-        ballots,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
@@ -108,7 +106,6 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     payload: bool,
     first: bool,
     lookback: bool,
-    ballots: bool,
     last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
@@ -128,7 +125,6 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         staged_pay,
         ITEMS,
         lookback,
-        ballots,
         last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
@@ -138,8 +134,8 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     );
 }
 
-/// `pass_int` at three blocks per multiprocessor (at most 80 registers: some spilled), for
-/// the benchmark's comparison (`__sort_three_blocks`).
+/// `pass_int` at three blocks per multiprocessor (80 registers; the 8-byte keys' instances
+/// spill), for the benchmark's comparison (`__sort_pairs_three_blocks`).
 ///
 /// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
 /// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
@@ -148,7 +144,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
     (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
-pub fn pass_int3<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+pub fn pass_pairs3_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
     keys_in: &[K],
     pay_out: &mut [u32],
@@ -159,7 +155,6 @@ pub fn pass_int3<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize
     payload: bool,
     first: bool,
     lookback: bool,
-    ballots: bool,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -183,19 +178,18 @@ pub fn pass_int3<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize
         staged_pay,
         ITEMS,
         lookback,
-        ballots,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
 }
 
-/// `pass_float` at three blocks per multiprocessor, as `pass_int3`.
+/// `pass_float` at three blocks per multiprocessor, as `pass_pairs3_int`.
 ///
 /// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s; `last` is the
 /// positive NaN with every payload bit set (every digit 255).
 #[kernel(block = 256, min_blocks = 3, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
-pub fn pass_float3<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+pub fn pass_pairs3_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
     keys_in: &[K],
     pay_out: &mut [u32],
@@ -206,7 +200,6 @@ pub fn pass_float3<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: u
     payload: bool,
     first: bool,
     lookback: bool,
-    ballots: bool,
     last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
@@ -226,7 +219,102 @@ pub fn pass_float3<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: u
         staged_pay,
         ITEMS,
         lookback,
-        ballots,
+        last,
+        |k: K, s: u32| {
+            let b: U = k.to_bits();
+            let m = if b & sign != U::ZERO { !b } else { b | sign };
+            ((m >> s) & (255 as U)) as u32
+        },
+    );
+}
+
+/// `pass_int` for keys without payloads (`payload` and `first` are ignored: false), at three
+/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads).
+///
+/// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
+/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
+/// whose every digit is 255 (`K::MAX`): the last tile's places past the end hold it.
+#[kernel(block = 256, min_blocks = 3, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
+    (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
+    (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+    lookback: bool,
+    last: K,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    let staged = gpu::shared_array::<K, TILE>();
+    let _ = (payload, first);
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
+        last,
+        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+    );
+}
+
+/// `pass_float` for keys without payloads, as `pass_keys_int`.
+///
+/// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s; `last` is the
+/// positive NaN with every payload bit set (every digit 255).
+#[kernel(block = 256, min_blocks = 3, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+    lookback: bool,
+    last: K,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    let staged = gpu::shared_array::<K, TILE>();
+    let _ = (payload, first);
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
         last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
