@@ -1,7 +1,8 @@
 //! The device halves of the radix sort: one pass over the data per 8-bit digit, each tile
 //! placed by an exclusive sum of every tile's digit counts (`tile_counts`), or by onesweep's
 //! look-back (each tile's digit counts published and looked back per digit, as in Adinets
-//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
+//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the
+//! key's 8-bit digit at `shift` in the
 //! order-preserving unsigned image of the key (sign bit flipped for signed integers; for
 //! floats, all bits flipped when negative, else the sign bit set: IEEE total order).
 
@@ -77,15 +78,19 @@ pub fn digit_offsets(hist: &mut [u32]) {
 }
 
 /// One tile (`256·items` keys, 256 threads; `items` even, at most 16) of one pass, staged in the
-/// shared arrays `staged` and `staged_pay` (`256·items` elements each). Warp `w` loads keys
-/// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
-/// before any is used), and ranks each among the warp's keys of its digit (`match_any_sync`
-/// and a per-warp count per digit in shared memory, in index order, so the sort is stable).
-/// Thread `d` then sums digit `d` over the warps, publishes the tile's count in
+/// shared arrays `staged` and `staged_pay` (`256·items` elements each; `staged_pay` may be
+/// shorter without `payload`). Warp `w` loads keys `w·32·ITEMS ..` of the tile, row by row
+/// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
+/// digit in its own counts in shared memory ("early counts"). Thread `d` then sums digit `d`
+/// over the warps (each warp's count becomes the place of its first key of digit `d` in the
+/// staged tile), publishes the tile's count in
 /// `status[tile·256 + d]` (a count with a 2-bit state on top: 1 the tile's own count, 2 the
 /// count of every tile up to it) and looks back, tile by tile, for the count of the tiles
-/// before. The keys (and their `u32` payloads when `payload`; with `first`, the payload is the
-/// key's index) are staged in shared memory in digit order and written from there in runs of
+/// before. Each warp then ranks its rows in order (the keys of a row's digit found by eight
+/// ballots, the row's places taken from the warp's place of the digit by one atomic of the
+/// lowest such lane, then a shuffle: index order, so the sort is stable) and stores each key
+/// (and its `u32` payload when `payload`; with `first`, the payload is the key's index) at its
+/// place, in digit order. The staged tile is written from there in runs of
 /// equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d] + (keys of digit d
 /// in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile number comes from
 /// the counter `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
