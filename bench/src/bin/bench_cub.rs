@@ -390,7 +390,10 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 algorithms::__sort_pairs_three_blocks(pairs3);
                 let (keys_name, pairs_name) = match (lookback, keys_kernel) {
                     (true, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
-                    (_, false) => ("x sort keys, payload kernel 3/SM", "x sort pairs, 3 blocks/SM"),
+                    (_, false) => (
+                        "x sort keys, payload kernel 3/SM",
+                        "x sort pairs, 3 blocks/SM",
+                    ),
                     _ => ("sort u32 keys", "sort (u32, u32) pairs"),
                 };
                 stream.copy(&dxu, &mut work)?;

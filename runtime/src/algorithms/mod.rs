@@ -914,8 +914,7 @@ pub fn __sort_keys_kernel(on: bool) {
 
 /// Whether sort passes with payloads run at three blocks per multiprocessor
 /// (`pass_pairs3_int`/`pass_pairs3_float`) rather than two.
-static SORT_PAIRS_THREE: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
+static SORT_PAIRS_THREE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Chooses the occupancy of sort passes with payloads (see `SORT_PAIRS_THREE`): for the
 /// benchmark's comparison.

@@ -234,8 +234,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     // barrier).
     gpu::sync_threads();
     let slots = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit);
-    rank_rows(staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit);
+    rank_rows(
+        staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit,
+    );
+    rank_rows(
+        staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit,
+    );
     gpu::sync_threads();
     let valid = if n - base < tile_len {
         n - base
