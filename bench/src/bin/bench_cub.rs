@@ -376,25 +376,14 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                     "sort pairs",
                 )
             };
-            // The sort passes' strategies: an exclusive sum of every tile's digit counts (the
-            // default), onesweep's look-back (`x` rows), and (`x` rows) passes without payloads
-            // in the kernel that moves payloads (two blocks per multiprocessor, not three).
-            // And (`x` rows) passes with payloads at three blocks per multiprocessor.
-            for (lookback, keys_kernel, pairs3) in [
-                (false, true, false),
-                (true, true, false),
-                (false, false, true),
-            ] {
+            // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
+            // default), and onesweep's look-back (the `x` rows).
+            for lookback in [false, true] {
                 algorithms::__sort_with_lookback(lookback);
-                algorithms::__sort_keys_kernel(keys_kernel);
-                algorithms::__sort_pairs_three_blocks(pairs3);
-                let (keys_name, pairs_name) = match (lookback, keys_kernel) {
-                    (true, _) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
-                    (_, false) => (
-                        "x sort keys, payload kernel 3/SM",
-                        "x sort pairs, 3 blocks/SM",
-                    ),
-                    _ => ("sort u32 keys", "sort (u32, u32) pairs"),
+                let (keys_name, pairs_name) = if lookback {
+                    ("x sort u32 keys, look-back", "x sort pairs, look-back")
+                } else {
+                    ("sort u32 keys", "sort (u32, u32) pairs")
                 };
                 stream.copy(&dxu, &mut work)?;
                 algorithms::sort(&stream, &mut work)?;
@@ -465,8 +454,6 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 }
             }
             algorithms::__sort_with_lookback(false);
-            algorithms::__sort_keys_kernel(true);
-            algorithms::__sort_pairs_three_blocks(false);
         }
     }
 

@@ -165,7 +165,7 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -240,16 +240,12 @@ macro_rules! numbers {
                 lookback: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
-                if !payload && SORT_KEYS_KERNEL.load(std::sync::atomic::Ordering::Relaxed) {
-                    numbers!(@pass_keys $kind $t, stream, config, keys_out, keys_in, order_out,
-                        order_in, status, offsets, shift, payload, first, lookback,
-                        numbers!(@last $kind $t))
-                } else if SORT_PAIRS_THREE.load(std::sync::atomic::Ordering::Relaxed) {
-                    numbers!(@pass_pairs3 $kind $t, stream, config, keys_out, keys_in, order_out,
+                if payload {
+                    numbers!(@pass $pass $kind $t, stream, config, keys_out, keys_in, order_out,
                         order_in, status, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 } else {
-                    numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out,
+                    numbers!(@pass_keys $kind $t, stream, config, keys_out, keys_in, order_out,
                         order_in, status, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 }
@@ -337,23 +333,18 @@ macro_rules! numbers {
     (@counts float $t:ty, $($arg:expr),*) => {
         sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
     };
-    (@pass int $t:ty, $($arg:expr),*) => {
+    (@pass three int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_int32::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass two int $t:ty, $($arg:expr),*) => {
         sort_kernels::pass_int::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
-    (@pass float $t:ty, $($arg:expr),*) => {
+    (@pass $_w:ident float $t:ty, $($arg:expr),*) => {
         sort_kernels::pass_float::<
-            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
-        >::launch($($arg),*)
-    };
-    (@pass_pairs3 int $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_pairs3_int::<
-            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
-        >::launch($($arg),*)
-    };
-    (@pass_pairs3 float $t:ty, $($arg:expr),*) => {
-        sort_kernels::pass_pairs3_float::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
@@ -459,12 +450,15 @@ macro_rules! numbers {
 // After the types: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
 // `u32` payload; `gather`: by an index payload, then one gather), and the lanes of the
 // 16-byte vectors that reductions (and float histograms) read (`none`: element by element).
-numbers!(int i8 => i32, i64, gather, none; int i16 => i32, i64, gather, none;
-    int i32 => i32, i64, gather, 4; int i64 => i64, i64, gather, 2;
-    int isize => i64, i64, gather, none; int u8 => u32, u64, gather, none;
-    int u16 => u32, u64, gather, none; int u32 => u32, u64, direct, 4;
-    int u64 => u64, u64, gather, 2; int usize => u64, u64, gather, none;
-    float f32 => f32, f32, gather, 4; float f64 => f64, f64, gather, 2);
+// Per type: kind, the wide type of sums, the histogram's, how `sort_pairs` moves values of this
+// type, the vector lanes of sums, and the blocks per multiprocessor of its sort passes with
+// payloads (`three`: `pass_int32`, 80 registers; `two`: the others, which spill at 80).
+numbers!(int i8 => i32, i64, gather, none, two; int i16 => i32, i64, gather, none, two;
+    int i32 => i32, i64, gather, 4, three; int i64 => i64, i64, gather, 2, two;
+    int isize => i64, i64, gather, none, two; int u8 => u32, u64, gather, none, two;
+    int u16 => u32, u64, gather, none, two; int u32 => u32, u64, direct, 4, three;
+    int u64 => u64, u64, gather, 2, two; int usize => u64, u64, gather, none, two;
+    float f32 => f32, f32, gather, 4, two; float f64 => f64, f64, gather, 2, two);
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -901,28 +895,6 @@ pub fn __sort_with_lookback(on: bool) {
     SORT_LOOKBACK.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Whether sort passes without payloads run `pass_keys_int`/`pass_keys_float` (no payload
-/// code: three blocks per multiprocessor) rather than the kernels that move payloads too.
-static SORT_KEYS_KERNEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Chooses the kernel of sort passes without payloads (see `SORT_KEYS_KERNEL`): for the
-/// benchmark's comparison.
-#[doc(hidden)]
-pub fn __sort_keys_kernel(on: bool) {
-    SORT_KEYS_KERNEL.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether sort passes with payloads run at three blocks per multiprocessor
-/// (`pass_pairs3_int`/`pass_pairs3_float`) rather than two.
-static SORT_PAIRS_THREE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Chooses the occupancy of sort passes with payloads (see `SORT_PAIRS_THREE`): for the
-/// benchmark's comparison.
-#[doc(hidden)]
-pub fn __sort_pairs_three_blocks(on: bool) {
-    SORT_PAIRS_THREE.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
 /// `with_order` (and no `values`), also returns where each sorted key came from (a buffer of
 /// at least `keys.len()` indices, to give back to the storage).
@@ -1165,7 +1137,7 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
         pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,
-        pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
+        pass_int32<u32, u32, 16, 4096>, pass_int32<i32, u32, 16, 4096>,
         pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
         pass_keys_int<u8, u8, 16, 4096>, pass_keys_int<u32, u32, 16, 4096>,
