@@ -198,11 +198,14 @@ warp_test!(warp_primitives_u64, u64, false);
 warp_test!(warp_primitives_f32, f32, true);
 warp_test!(warp_primitives_f64, f64, true);
 
-/// Block shapes: one warp, odd warp counts, 2-D and 3-D blocks, the 1024-thread maximum.
-const SHAPES: [(u32, u32, u32); 6] = [
+/// Block shapes: one warp, odd warp counts (below, at and past the eight warps the block
+/// reductions combine without selects), 2-D and 3-D blocks, the 1024-thread maximum.
+const SHAPES: [(u32, u32, u32); 8] = [
     (32, 1, 1),
     (96, 1, 1),
+    (224, 1, 1),
     (256, 1, 1),
+    (288, 1, 1),
     (32, 3, 1),
     (8, 4, 2),
     (1024, 1, 1),
@@ -243,6 +246,110 @@ block_test!(block_primitives_i64, i64, false);
 block_test!(block_primitives_u64, u64, false);
 block_test!(block_primitives_f32, f32, true);
 block_test!(block_primitives_f64, f64, true);
+
+/// `gpu::block` sum, min and max, `gpu::warp`'s, and the block's inclusive and exclusive
+/// sums: the rows of [`reductions_of`].
+#[kernel(instances(i32, u32, i64, f32))]
+pub fn reductions<T: gpu::Num + gpu::WarpValue>(out: &mut [T], x: &[T]) {
+    let d = gpu::block_dim();
+    let t = gpu::thread_idx();
+    let per_block = (d.x * d.y * d.z) as usize;
+    let i = gpu::block_idx().x as usize * per_block + (t.x + d.x * (t.y + d.y * t.z)) as usize;
+    let n = x.len();
+    let v = x[i];
+    out[i] = gpu::block::sum(v);
+    out[n + i] = gpu::block::min(v);
+    out[2 * n + i] = gpu::block::max(v);
+    out[3 * n + i] = gpu::warp::sum(v);
+    out[4 * n + i] = gpu::warp::min(v);
+    out[5 * n + i] = gpu::warp::max(v);
+    out[6 * n + i] = gpu::block::inclusive_sum(v);
+    out[7 * n + i] = gpu::block::exclusive_sum(v);
+}
+
+/// The expected rows of `reductions`: the block's sum, min and max, the warp's, then the
+/// block's inclusive and exclusive sums.
+fn reductions_of<T: Elem>(x: &[T], per: usize) -> Vec<Vec<T>> {
+    let block = group_rows(x, per, T::ZERO);
+    let warp = group_rows(x, 32, T::ZERO);
+    vec![
+        block[0].clone(),
+        block[1].clone(),
+        block[2].clone(),
+        warp[0].clone(),
+        warp[1].clone(),
+        warp[2].clone(),
+        block[4].clone(),
+        block[7].clone(),
+    ]
+}
+
+/// Random values; integers with their type's extremes and zero sprinkled in (a min or max
+/// that is `MIN`/`MAX`, sums that wrap). Floats stay integer-valued (sums exact in any order).
+fn random_with_extremes<T: Elem + gpu::Num>(n: usize, float: bool) -> Vec<T> {
+    let mut x: Vec<T> = random(n, float);
+    if !float {
+        for _ in 0..n / 16 {
+            let k = fastrand::usize(..n);
+            x[k] = [
+                <T as gpu::Num>::MIN,
+                <T as gpu::Num>::MAX,
+                <T as Elem>::ZERO,
+            ][fastrand::usize(..3)];
+        }
+    }
+    x
+}
+
+macro_rules! reductions_test {
+    ($name:ident, $t:ty, $float:expr) => {
+        /// Every block size from one warp to 1024 threads (`i32`/`u32`: `redux.sync` on
+        /// sm_80+; `i64`/`f32`: shuffles), 2 blocks each, in one launch per size.
+        #[test]
+        fn $name() -> cuprum::Result<()> {
+            for dev in cuprum_testkit::backends()? {
+                let stream = dev.default_stream();
+                for per in (32..=1024).step_by(32) {
+                    let n = per * 2;
+                    let x: Vec<$t> = random_with_extremes(n, $float);
+                    let dx = stream.to_device(&x)?;
+                    let mut out = stream.to_device(&vec![<$t as Elem>::from_i64(7); 8 * n])?;
+                    launch!(reductions::<$t><<<2, per as u32, stream>>>(&mut out, &dx))?;
+                    let got = stream.to_host(&out)?;
+                    check_rows(
+                        &format!("{}: block of {per}, {}", dev.name(), stringify!($t)),
+                        &got,
+                        &reductions_of(&x, per),
+                    );
+                }
+            }
+            Ok(())
+        }
+    };
+}
+reductions_test!(reductions_every_block_size_i32, i32, false);
+reductions_test!(reductions_every_block_size_u32, u32, false);
+reductions_test!(reductions_every_block_size_i64, i64, false);
+reductions_test!(reductions_every_block_size_f32, f32, true);
+
+/// Blocks whose thread count is not a multiple of 32 are outside the primitives' contract
+/// (a warp collective names all 32 lanes): the simulator reports the missing lanes rather
+/// than give a number.
+#[test]
+fn a_partial_warp_is_reported_by_the_simulator() -> cuprum::Result<()> {
+    let stream = Device::simulator().default_stream();
+    for per in [100usize, 33, 1000] {
+        let x: Vec<i32> = random(per, false);
+        let dx = stream.to_device(&x)?;
+        let mut out = stream.alloc_zeros::<i32>(8 * per)?;
+        let e = launch!(reductions::<i32><<<1, per as u32, stream>>>(&mut out, &dx))
+            .and_then(|()| stream.synchronize())
+            .expect_err("a partial warp");
+        let msg = e.to_string();
+        assert!(msg.contains("does not exist"), "{per}: {msg}");
+    }
+    Ok(())
+}
 
 #[test]
 fn primitives_combine_in_order() -> cuprum::Result<()> {
@@ -329,6 +436,22 @@ fn ptxas_accepts_the_primitive_kernels() {
     cuprum_testkit::assert_ptxas_accepts(&[
         ("warp_all<f64>", warp_all::<f64>::NAME, warp_all::<f64>::PTX),
         ("warp_all<i32>", warp_all::<i32>::NAME, warp_all::<i32>::PTX),
+        ("warp_all<u32>", warp_all::<u32>::NAME, warp_all::<u32>::PTX),
+        (
+            "block_all<i32>",
+            block_all::<i32>::NAME,
+            block_all::<i32>::PTX,
+        ),
+        (
+            "reductions<u32>",
+            reductions::<u32>::NAME,
+            reductions::<u32>::PTX,
+        ),
+        (
+            "reductions<i64>",
+            reductions::<i64>::NAME,
+            reductions::<i64>::PTX,
+        ),
         (
             "block_all<u64>",
             block_all::<u64>::NAME,

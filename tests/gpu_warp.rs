@@ -123,3 +123,81 @@ fn votes_match_and_barrier_reductions() -> cuprum::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn redux_over_partial_masks() -> cuprum::Result<()> {
+    // On the GPU host: the GPU and the simulator, each against the CPU.
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let warps = 12usize;
+        let n = 32 * warps;
+        let mut r = fastrand::Rng::new();
+        let a: Vec<i32> = (0..n)
+            .map(|_| match r.u32(0..8) {
+                0 => i32::MIN,
+                1 => i32::MAX,
+                _ => r.i32(..),
+            })
+            .collect();
+        let b: Vec<u32> = (0..n)
+            .map(|_| match r.u32(0..8) {
+                0 => 0,
+                1 => u32::MAX,
+                _ => r.u32(..),
+            })
+            .collect();
+        let mut masks = vec![u32::MAX, 1, 1 << 31, 0x5555_5555, 0xffff_0000, 0];
+        masks.extend((masks.len()..warps).map(|_| r.u32(..)));
+        let (da, db, dm) = (
+            stream.to_device(&a)?,
+            stream.to_device(&b)?,
+            stream.to_device(&masks)?,
+        );
+        let mut sa = stream.to_device(&vec![7i32; 3 * n])?;
+        let mut sb = stream.to_device(&vec![7u32; 3 * n])?;
+        launch!(redux_masks<<<3, 128, stream>>>(&mut sa, &mut sb, &da, &db, &dm))?;
+        let (ga, gb) = (stream.to_host(&sa)?, stream.to_host(&sb)?);
+        for (w, &m) in masks.iter().enumerate() {
+            let lanes: Vec<usize> = (0..32)
+                .filter(|l| m & (1 << l) != 0)
+                .map(|l| w * 32 + l)
+                .collect();
+            let want_a = lanes.iter().map(|&i| a[i]);
+            let want_b = lanes.iter().map(|&i| b[i]);
+            let sum_a = want_a.clone().fold(0i32, i32::wrapping_add);
+            let sum_b = want_b.clone().fold(0u32, u32::wrapping_add);
+            for l in 0..32 {
+                let i = w * 32 + l;
+                let (wa, wb) = if m & (1 << l) != 0 {
+                    (
+                        [
+                            sum_a,
+                            want_a.clone().min().unwrap(),
+                            want_a.clone().max().unwrap(),
+                        ],
+                        [
+                            sum_b,
+                            want_b.clone().min().unwrap(),
+                            want_b.clone().max().unwrap(),
+                        ],
+                    )
+                } else {
+                    ([7; 3], [7; 3])
+                };
+                assert_eq!(
+                    &ga[3 * i..3 * i + 3],
+                    &wa,
+                    "{}: warp {w} mask {m:#x} lane {l}",
+                    dev.name()
+                );
+                assert_eq!(
+                    &gb[3 * i..3 * i + 3],
+                    &wb,
+                    "{}: warp {w} mask {m:#x} lane {l}",
+                    dev.name()
+                );
+            }
+        }
+    }
+    Ok(())
+}

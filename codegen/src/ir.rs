@@ -437,6 +437,10 @@ pub enum Builtin {
     LaneMask(LaneMask),
     /// `gpu::clock()`: the low 32 bits of the SM's cycle counter.
     Clock,
+    /// `gpu::__redux_add/min/max_sync(mask, v)` (hidden; the library's warp reductions): one
+    /// `redux.sync` over the lanes of `mask`, for `i32`/`u32` on sm_80 and newer (the
+    /// checker allows no other type or target).
+    Redux(ReduxOp),
     /// Not written by users: the kernel's hidden versioning flag ([`Program::host_test`]
     /// evaluated by the launch), a `bool`.
     HostTest,
@@ -445,6 +449,17 @@ pub enum Builtin {
     /// A math function on floats or integers (the method's name); the receiver is the first
     /// argument.
     Math(MathFn),
+}
+
+/// The operation of [`Builtin::Redux`]; signed or unsigned by the value's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// The wrapping sum.
+    Add,
+    /// The smallest.
+    Min,
+    /// The largest.
+    Max,
 }
 
 /// Which lanes `gpu::lanemask_*()` names, relative to the calling lane.

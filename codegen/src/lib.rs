@@ -140,9 +140,18 @@ pub fn compile_with(
     toolchain: &Toolchain,
 ) -> Result<CompiledKernel, syn::Error> {
     let item = source.item;
+    let target = options
+        .target
+        .clone()
+        .unwrap_or_else(|| toolchain.target.clone());
+    // The checker compiles `if gpu::__redux_supported::<T>()` for the target.
+    let check_options = KernelOptions {
+        target: Some(target.clone()),
+        ..options.clone()
+    };
     let mut program = check::check_kernel_in(
         item,
-        options,
+        &check_options,
         &source.devices,
         &source.generics,
         &source.consts,
@@ -151,10 +160,6 @@ pub fn compile_with(
     passes::optimize(&mut program, options);
     verified(&program, options, item, "optimized")?;
     let name = source.entry.clone();
-    let target = options
-        .target
-        .clone()
-        .unwrap_or_else(|| toolchain.target.clone());
     // The versioning flag is a parameter too: without room for it, the checked body alone.
     if program.host_test.is_some()
         && param_space::bytes(&program, options) > param_space::limit(&target)

@@ -73,6 +73,7 @@ fn waits_for_other_threads(f: &Function) -> bool {
                     | Builtin::ActiveMask
                     | Builtin::MatchAny
                     | Builtin::MatchAll
+                    | Builtin::Redux(_)
             ) {
                 found = true;
             }
@@ -953,6 +954,19 @@ impl Emitter<'_> {
                     let __same = #rt::warp_mask(__t, #rt::WarpOpKind::MatchAny, __mask, #v, #loc)?;
                     if __same == __mask { (__mask, true) } else { (0u32, false) }
                 })
+            }
+            Builtin::Redux(op) => {
+                let loc = self.loc(span);
+                let (mask, v) = (&vals[0], &vals[1]);
+                let signed = args[1].ty == Ty::Scalar(Scalar::I32);
+                let k = match (op, signed) {
+                    (crate::ir::ReduxOp::Add, _) => quote!(Add),
+                    (crate::ir::ReduxOp::Min, true) => quote!(MinI32),
+                    (crate::ir::ReduxOp::Max, true) => quote!(MaxI32),
+                    (crate::ir::ReduxOp::Min, false) => quote!(MinU32),
+                    (crate::ir::ReduxOp::Max, false) => quote!(MaxU32),
+                };
+                quote!(#rt::warp_value(__t, #rt::WarpOpKind::Redux(#rt::ReduxOp::#k), #mask, #v, #loc)?)
             }
             Builtin::Fast(f) => {
                 let x = &vals[0];

@@ -49,6 +49,22 @@ impl Target {
         })
     }
 
+    /// The architecture's number: 90 for `sm_90` and `sm_90a`.
+    pub fn sm_number(&self) -> u32 {
+        let digits: String = self
+            .sm
+            .trim_start_matches("sm_")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap_or(0)
+    }
+
+    /// Whether the target has `redux.sync` for 32-bit integers (sm_80 and newer).
+    pub fn has_redux(&self) -> bool {
+        self.sm_number() >= 80
+    }
+
     /// The LLVM feature string selecting the PTX version.
     pub fn features(&self) -> String {
         format!("+ptx{}", self.ptx)
@@ -75,6 +91,14 @@ mod tests {
     fn newer_targets_get_newer_ptx() {
         assert_eq!(Target::parse("sm_90a").unwrap().ptx, 80);
         assert_eq!(Target::parse("sm_120").unwrap().ptx, 87);
+    }
+
+    #[test]
+    fn redux_from_ampere_on() {
+        let has = |sm: &str| Target::parse(sm).unwrap().has_redux();
+        assert!(!has("sm_70") && !has("sm_75"));
+        assert!(has("sm_80") && has("sm_90a") && has("sm_100") && has("sm_121a"));
+        assert_eq!(Target::parse("sm_90a").unwrap().sm_number(), 90);
     }
 
     #[test]

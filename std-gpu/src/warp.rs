@@ -70,3 +70,32 @@ pub fn match_all_sync<T: WarpValue>(_mask: u32, _v: T) -> (u32, bool) {
 pub fn match_any_sync<T: WarpValue>(_mask: u32, _v: T) -> u32 {
     outside("match_any_sync")
 }
+
+// Hidden: the library's `gpu::warp::sum`/`min`/`max` use these for 32-bit integers (one
+// `redux.sync` instead of five shuffles). They are not part of the public API (DESIGN.md).
+
+/// Whether the kernel's target has `redux.sync` for `T` (sm_80 and newer, `i32` and `u32`),
+/// as a constant. In `if gpu::__redux_supported::<T>() { a } else { b }` the compiler
+/// checks and compiles only the branch taken, so `a` may use `__redux_*_sync` on `T`.
+#[doc(hidden)]
+pub fn __redux_supported<T: WarpValue>() -> bool {
+    outside("__redux_supported")
+}
+
+/// The wrapping sum of `v` over the lanes of `mask` (`__reduce_add_sync`; `i32`/`u32`, sm_80+).
+#[doc(hidden)]
+pub fn __redux_add_sync<T: WarpValue>(_mask: u32, _v: T) -> T {
+    outside("__redux_add_sync")
+}
+
+/// The smallest `v` of the lanes of `mask` (`__reduce_min_sync`; `i32`/`u32`, sm_80+).
+#[doc(hidden)]
+pub fn __redux_min_sync<T: WarpValue>(_mask: u32, _v: T) -> T {
+    outside("__redux_min_sync")
+}
+
+/// The largest `v` of the lanes of `mask` (`__reduce_max_sync`; `i32`/`u32`, sm_80+).
+#[doc(hidden)]
+pub fn __redux_max_sync<T: WarpValue>(_mask: u32, _v: T) -> T {
+    outside("__redux_max_sync")
+}

@@ -29,3 +29,23 @@ pub fn guarded_rank(rank: &mut [u32], x: &[f32], threshold: f32) {
         rank[i] = r;
     }
 }
+
+/// `gpu::warp::sum`, `min` and `max` of each shuffled type: one `redux.sync` each for `i32`
+/// and `u32` (sm_80, the default target), five shuffles each for `f32` and `i64`.
+#[kernel]
+pub fn warp_reductions(a: &mut [i32], b: &mut [u32], c: &mut [f32], d: &mut [i64]) {
+    let i = gpu::global_id_x();
+    let (x, y, z, w) = (a[i], b[i], c[i], d[i]);
+    a[i] = gpu::warp::sum(x) ^ gpu::warp::min(x) ^ gpu::warp::max(x);
+    b[i] = gpu::warp::sum(y) ^ gpu::warp::min(y) ^ gpu::warp::max(y);
+    c[i] = gpu::warp::sum(z) + gpu::warp::min(z) + gpu::warp::max(z);
+    d[i] = gpu::warp::sum(w) ^ gpu::warp::min(w) ^ gpu::warp::max(w);
+}
+
+/// The same for `i32` on sm_75, which has no `redux.sync`: shuffles.
+#[kernel(target = "sm_75")]
+pub fn warp_reductions_sm75(a: &mut [i32]) {
+    let i = gpu::global_id_x();
+    let x = a[i];
+    a[i] = gpu::warp::sum(x) ^ gpu::warp::min(x) ^ gpu::warp::max(x);
+}

@@ -68,3 +68,21 @@ pub fn votes(out: &mut [u32], v: &[u32]) {
     out[8 * i + 6] = and;
     out[8 * i + 7] = or;
 }
+
+/// `redux.sync` over a partial mask (`gpu::__redux_*_sync`, the hidden builtins behind
+/// `gpu::warp::sum/min/max` for 32-bit integers): the lanes of `masks[warp]` reduce their
+/// values into `sa` and `sb` (sum, min, max); the others write nothing.
+#[kernel]
+pub fn redux_masks(sa: &mut [i32], sb: &mut [u32], a: &[i32], b: &[u32], masks: &[u32]) {
+    let i = gpu::global_id_x();
+    let m = masks[i / 32];
+    if m & (1u32 << gpu::lane_id()) != 0 {
+        let (x, y) = (a[i], b[i]);
+        sa[3 * i] = gpu::__redux_add_sync(m, x);
+        sa[3 * i + 1] = gpu::__redux_min_sync(m, x);
+        sa[3 * i + 2] = gpu::__redux_max_sync(m, x);
+        sb[3 * i] = gpu::__redux_add_sync(m, y);
+        sb[3 * i + 1] = gpu::__redux_min_sync(m, y);
+        sb[3 * i + 2] = gpu::__redux_max_sync(m, y);
+    }
+}

@@ -9,7 +9,7 @@ use super::builtins::{self, MethodSig, Rel};
 use super::expr::{gpu_path_name, strip_parens, PlaceResult};
 use super::{error_expr, source, span_of, suggest, Checker};
 use crate::device::DeviceFn;
-use crate::ir::{AtomicOp, Builtin, Expr, ExprKind, MathFn, SharedAlloc};
+use crate::ir::{AtomicOp, Builtin, Expr, ExprKind, MathFn, ReduxOp, SharedAlloc};
 use crate::ty::{Scalar, Ty};
 
 /// Types warp shuffles and atomics move: 32- and 64-bit integers and floats.
@@ -530,6 +530,17 @@ impl Checker<'_> {
             "match_any_sync" => Some(self.warp_value_call(Builtin::MatchAny, c, name, 2)),
             "match_all_sync" => Some(self.warp_value_call(Builtin::MatchAll, c, name, 2)),
             "rsqrt" => Some(self.rsqrt_call(c)),
+            "__redux_supported" => Some(match self.redux_supported(p, c) {
+                Some(value) => Expr {
+                    kind: ExprKind::Bool(value),
+                    ty: Ty::BOOL,
+                    span: span_of(c),
+                },
+                None => error_expr(span_of(c)),
+            }),
+            "__redux_add_sync" => Some(self.redux_call(ReduxOp::Add, c, name)),
+            "__redux_min_sync" => Some(self.redux_call(ReduxOp::Min, c, name)),
+            "__redux_max_sync" => Some(self.redux_call(ReduxOp::Max, c, name)),
             "shared_array" | "shared_array_2d" | "dynamic_shared" => {
                 Some(self.shared_call(name, p, c))
             }
@@ -650,6 +661,76 @@ impl Checker<'_> {
         };
         Expr {
             kind: ExprKind::Builtin(builtin, args),
+            ty,
+            span,
+        }
+    }
+
+    /// `gpu::__redux_supported::<T>()` (hidden; the library's warp reductions): whether
+    /// `redux.sync` reduces `T` on this kernel's target (`i32`/`u32`, sm_80 and newer), a
+    /// constant; `None` after reporting a mistake. `if` on it checks only the branch taken
+    /// (`Checker::if_expr`).
+    pub(super) fn redux_supported(&mut self, p: &syn::ExprPath, c: &syn::ExprCall) -> Option<bool> {
+        const USAGE: &str = "`gpu::__redux_supported::<T>()`";
+        if !c.args.is_empty() {
+            self.error(&c.args, format!("{USAGE} takes no arguments"));
+            return None;
+        }
+        let last = p.path.segments.last().expect("a path has a segment");
+        let ty = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                syn::GenericArgument::Type(t) => t,
+                other => {
+                    self.error(other, format!("{USAGE} takes a type, like `i32`"));
+                    return None;
+                }
+            },
+            _ => {
+                self.error(last, format!("{USAGE} needs its type in the turbofish"));
+                return None;
+            }
+        };
+        let s = self.scalar_type(ty)?;
+        Some(!self.registry.no_redux && matches!(s, Scalar::I32 | Scalar::U32))
+    }
+
+    /// `gpu::__redux_add/min/max_sync(mask, v)` (hidden): `i32` or `u32` on sm_80 and newer
+    /// only, which `if gpu::__redux_supported::<T>()` guarantees around a generic call.
+    fn redux_call(&mut self, op: ReduxOp, c: &syn::ExprCall, name: &str) -> Expr {
+        let span = span_of(c);
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if !self.arity(c, name, 2) {
+            return error_expr(span);
+        }
+        self.unify_at(&Ty::U32, &args[0].ty, &c.args[0], "the mask");
+        let v = self.infer.zonk(&args[1].ty);
+        let ok = match &v {
+            Ty::Scalar(Scalar::I32 | Scalar::U32) | Ty::Error => true,
+            // An integer literal: `i32`, its default.
+            Ty::Var(_) if self.infer.is_float_var(&v) == Some(false) => {
+                self.infer.unify(&Ty::Scalar(Scalar::I32), &v).is_ok()
+            }
+            _ => false,
+        };
+        let guard = "call it inside `if gpu::__redux_supported::<T>() { .. }`, which compiles only where it applies";
+        if !ok {
+            let d = self.infer.describe(&v);
+            self.error(
+                &c.args[1],
+                format!("`gpu::{name}` reduces `i32` or `u32` (`redux.sync`), not `{d}`; {guard}"),
+            );
+            return error_expr(span);
+        }
+        if self.registry.no_redux {
+            self.error(
+                c,
+                format!("`gpu::{name}` is `redux.sync`, which needs sm_80 or newer, and this kernel's target is older; {guard}"),
+            );
+            return error_expr(span);
+        }
+        let ty = args[1].ty.clone();
+        Expr {
+            kind: ExprKind::Builtin(Builtin::Redux(op), args),
             ty,
             span,
         }

@@ -1273,6 +1273,9 @@ impl Checker<'_> {
             self.error(l, "`if let` is not supported in kernels");
             return error_expr(span);
         }
+        if let Some(taken) = self.static_condition(&i.cond) {
+            return self.static_if(i, taken);
+        }
         let cond = self.expr(&i.cond);
         self.unify_at(&Ty::BOOL, &cond.ty, &i.cond, "the condition of `if`");
         let before = self.init_snapshot();
@@ -1316,6 +1319,58 @@ impl Checker<'_> {
             kind: ExprKind::If(Box::new(cond), then, els),
             ty,
             span,
+        }
+    }
+
+    /// The value of an `if` condition that the compiler decides, `gpu::__redux_supported::<T>()`
+    /// (a mistake in it reported, and taken as `false`); `None` for any other condition.
+    fn static_condition(&mut self, cond: &syn::Expr) -> Option<bool> {
+        let syn::Expr::Call(c) = strip_parens(cond) else {
+            return None;
+        };
+        let syn::Expr::Path(p) = strip_parens(&c.func) else {
+            return None;
+        };
+        let (name, explicit) = gpu_path_name(&p.path)?;
+        if name != "__redux_supported" || (!explicit && self.lookup(&name).is_some()) {
+            return None;
+        }
+        Some(self.redux_supported(p, c).unwrap_or(false))
+    }
+
+    /// `if` on a condition the compiler decides: only the branch taken is checked and
+    /// compiled (as `#[cfg]` would), so the other may use what its types or the target lack
+    /// (`gpu::__redux_add_sync` on `f32`). rustc still checks both as Rust.
+    fn static_if(&mut self, i: &syn::ExprIf, taken: bool) -> Expr {
+        let span = span_of(i);
+        if taken {
+            let then = self.block(&i.then_branch);
+            let ty = if i.else_branch.is_some() {
+                then.ty.clone()
+            } else {
+                if !matches!(self.infer.shallow(&then.ty), Ty::Never) {
+                    self.unify_at(
+                        &Ty::Unit,
+                        &then.ty.clone(),
+                        &i.then_branch,
+                        "an `if` without `else`",
+                    );
+                }
+                Ty::Unit
+            };
+            return Expr {
+                kind: ExprKind::Block(then),
+                ty,
+                span,
+            };
+        }
+        match &i.else_branch {
+            Some((_, e)) => self.expr(e),
+            None => Expr {
+                kind: ExprKind::Unit,
+                ty: Ty::Unit,
+                span,
+            },
         }
     }
 

@@ -54,7 +54,8 @@ pub fn check_kernel(
 }
 
 /// Checks a `#[kernel]` function whose module holds the `const` and `static` items `module`,
-/// and returns its typed IR, or every error found.
+/// and returns its typed IR, or every error found. `options.target` is the kernel's target
+/// (`None`: the default, sm_80).
 pub fn check_kernel_in(
     item: &syn::ItemFn,
     options: &KernelOptions,
@@ -65,7 +66,10 @@ pub fn check_kernel_in(
     let mut errors = Vec::new();
     let mut sites = Vec::new();
     let mut shared = Vec::new();
-    let mut registry = Registry::default();
+    let mut registry = Registry {
+        no_redux: options.target.as_ref().is_some_and(|t| !t.has_redux()),
+        ..Registry::default()
+    };
     let instantiated = !generics.is_empty() || module.has_params();
     check_kernel_signature(item, instantiated, &mut errors);
     let names: Vec<String> = generics.iter().map(|(n, _)| n.clone()).collect();
@@ -213,6 +217,9 @@ pub(crate) struct Registry {
     functions: Vec<Option<Function>>,
     /// (function, type arguments, const arguments, its `FnId`)
     instances: Vec<(*const DeviceFn, Vec<Scalar>, Vec<i128>, usize)>,
+    /// The kernel's target lacks `redux.sync` (before sm_80). A device function checked on
+    /// its own assumes the default target (sm_80); each kernel checks it again for its own.
+    no_redux: bool,
 }
 
 /// What a kernel's signature may not have: generics (without `instances`), `async`, a return

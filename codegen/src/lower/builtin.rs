@@ -278,6 +278,18 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 };
                 self.call_intrinsic(name, &[], &[vals[0], bits.into()])
             }
+            Builtin::Redux(op) => {
+                let signed = args[1].ty == Ty::Scalar(Scalar::I32);
+                let name = match (op, signed) {
+                    (crate::ir::ReduxOp::Add, _) => "llvm.nvvm.redux.sync.add",
+                    (crate::ir::ReduxOp::Min, true) => "llvm.nvvm.redux.sync.min",
+                    (crate::ir::ReduxOp::Max, true) => "llvm.nvvm.redux.sync.max",
+                    (crate::ir::ReduxOp::Min, false) => "llvm.nvvm.redux.sync.umin",
+                    (crate::ir::ReduxOp::Max, false) => "llvm.nvvm.redux.sync.umax",
+                };
+                // (value, membermask), as `__nvvm_redux_sync_*`.
+                self.call_intrinsic(name, &[], &[vals[1], vals[0]])
+            }
             Builtin::Fast(f) => self.fast_call(f, &vals, args[0].span),
             Builtin::Math(f) => {
                 let Ty::Scalar(recv) = &args[0].ty else {

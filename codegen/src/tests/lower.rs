@@ -322,3 +322,97 @@ fn a_let_that_reads_a_local_the_run_cannot_know_is_not_replayed() {
     let body = entry_body(&k.ptx, "k").to_string();
     assert!(body.contains("ld.global"), "{body}");
 }
+
+/// `if gpu::__redux_supported::<T>() { a } else { b }` compiles `a` only for `i32`/`u32` on
+/// sm_80+, `b` only otherwise (`a` may then use `__redux_*_sync` on a type it does not take).
+fn redux_kernel(t: &str) -> String {
+    format!(
+        "fn k(o: &mut [{t}], x: &[{t}]) {{
+            let i = gpu::global_id_x();
+            let v = x[i];
+            o[i] = if gpu::__redux_supported::<{t}>() {{
+                gpu::__redux_add_sync(gpu::FULL_MASK, v)
+                    + gpu::__redux_min_sync(gpu::FULL_MASK, v)
+                    + gpu::__redux_max_sync(gpu::FULL_MASK, v)
+            }} else {{
+                gpu::shfl_xor_sync(gpu::FULL_MASK, v, 1)
+            }};
+        }}"
+    )
+}
+
+#[test]
+fn redux_sync_for_32_bit_integers_on_ampere_and_later() {
+    let i32k = compile(&redux_kernel("i32"));
+    let body = entry_body(&i32k.ptx, "k");
+    for op in [
+        "redux.sync.add.s32",
+        "redux.sync.min.s32",
+        "redux.sync.max.s32",
+    ] {
+        assert!(body.contains(op), "{op}: {body}");
+    }
+    assert!(!body.contains("shfl.sync"), "{body}");
+    let u32k = compile(&redux_kernel("u32"));
+    let body = entry_body(&u32k.ptx, "k");
+    // The sum's bits are the same either way: LLVM writes `.s32` for both.
+    for op in [
+        "redux.sync.add.s32",
+        "redux.sync.min.u32",
+        "redux.sync.max.u32",
+    ] {
+        assert!(body.contains(op), "{op}: {body}");
+    }
+    for t in ["f32", "i64", "u64", "f64"] {
+        let k = compile(&redux_kernel(t));
+        let body = entry_body(&k.ptx, "k");
+        assert!(
+            !body.contains("redux") && body.contains("shfl.sync.bfly"),
+            "{t}: {body}"
+        );
+    }
+    let turing = KernelOptions {
+        target: Some(cuprum_codegen::Target::parse("sm_75").unwrap()),
+        ..KernelOptions::default()
+    };
+    let k = compile_with(&redux_kernel("i32"), &turing).unwrap();
+    let body = entry_body(&k.ptx, "k");
+    assert!(
+        !body.contains("redux") && body.contains("shfl.sync.bfly"),
+        "{body}"
+    );
+}
+
+#[test]
+fn redux_sync_outside_its_guard_is_an_error_for_other_types_and_targets() {
+    let e = common::errors(
+        "fn k(o: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); o[i] = gpu::__redux_add_sync(gpu::FULL_MASK, x[i]); }",
+    );
+    assert!(
+        e.len() == 1 && e[0].contains("reduces `i32` or `u32`") && e[0].contains("not `f32`"),
+        "{e:?}"
+    );
+    let e = common::errors(
+        "fn k(o: &mut [u64], x: &[u64]) { let i = gpu::global_id_x(); o[i] = gpu::__redux_min_sync(gpu::FULL_MASK, x[i]); }",
+    );
+    assert!(e.len() == 1 && e[0].contains("not `u64`"), "{e:?}");
+    let turing = KernelOptions {
+        target: Some(cuprum_codegen::Target::parse("sm_75").unwrap()),
+        ..KernelOptions::default()
+    };
+    let Err(e) = compile_with(
+        "fn k(o: &mut [i32], x: &[i32]) { let i = gpu::global_id_x(); o[i] = gpu::__redux_max_sync(gpu::FULL_MASK, x[i]); }",
+        &turing,
+    ) else {
+        panic!("redux on sm_75 compiled");
+    };
+    assert!(
+        e.len() == 1 && e[0].contains("needs sm_80 or newer"),
+        "{e:?}"
+    );
+    // A plain `bool` holding the answer is not a guard.
+    let e = common::errors(
+        "fn k(o: &mut [f32], x: &[f32]) { let i = gpu::global_id_x(); let ok = gpu::__redux_supported::<f32>(); if ok { o[i] = gpu::__redux_add_sync(gpu::FULL_MASK, x[i]); } }",
+    );
+    assert!(e.len() == 1 && e[0].contains("not `f32`"), "{e:?}");
+}

@@ -41,17 +41,22 @@ pub fn reduce_blocks<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
     }
 }
 
-/// One tile of an inclusive or exclusive prefix sum (`device::scan_tile`); `packed` only
-/// where `W` is `i32` or `u32` (whose `as` conversions to and from `u32` keep the bits).
-#[kernel(instances((i8, i32), (i16, i32), (i32, i32), (i64, i64), (isize, i64), (u8, u32),
-    (u16, u32), (u32, u32), (u64, u64), (usize, u64), (f32, f32), (f64, f64)))]
-pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
+/// One tile of an inclusive or exclusive (`EXCLUSIVE` 1) prefix sum (`device::scan_tile`);
+/// `packed` only where `W` is `i32` or `u32` (whose `as` conversions to and from `u32` keep
+/// the bits). `EXCLUSIVE` is a constant: as a runtime flag the last loop kept both forms'
+/// values live (56 registers for `u32` against 48: 9 resident blocks per multiprocessor
+/// against 10; H200, 2^28 `u32`: 0.699 against 0.662 ms; bench/NOTES.md, branch `scan`).
+#[kernel(instances((i8, i32, 0), (i8, i32, 1), (i16, i32, 0), (i16, i32, 1), (i32, i32, 0),
+    (i32, i32, 1), (i64, i64, 0), (i64, i64, 1), (isize, i64, 0), (isize, i64, 1), (u8, u32, 0),
+    (u8, u32, 1), (u16, u32, 0), (u16, u32, 1), (u32, u32, 0), (u32, u32, 1), (u64, u64, 0),
+    (u64, u64, 1), (usize, u64, 0), (usize, u64, 1), (f32, f32, 0), (f32, f32, 1), (f64, f64, 0),
+    (f64, f64, 1)))]
+pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue, const EXCLUSIVE: usize>(
     y: &mut [T],
     x: &[T],
     words: &mut [u64],
     values: &mut [W],
     packed: bool,
-    exclusive: bool,
 ) {
     device::scan_tile(
         y,
@@ -59,7 +64,7 @@ pub fn scan_sum<T: gpu::Num, W: gpu::Num + gpu::WarpValue>(
         words,
         values,
         packed,
-        exclusive,
+        EXCLUSIVE == 1,
         W::ZERO,
         |v| v as W,
         |v| v as T,

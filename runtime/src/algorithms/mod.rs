@@ -210,9 +210,11 @@ macro_rules! numbers {
                 packed: bool,
                 exclusive: bool,
             ) -> Result<()> {
-                kernels::scan_sum::<$t, $w>::launch(
-                    stream, config, y, x, words, values, packed, exclusive,
-                )
+                if exclusive {
+                    kernels::scan_sum::<$t, $w, 1>::launch(stream, config, y, x, words, values, packed)
+                } else {
+                    kernels::scan_sum::<$t, $w, 0>::launch(stream, config, y, x, words, values, packed)
+                }
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             const SORT_TILE: usize = <$t as Bits>::TILE;
@@ -1125,9 +1127,13 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         reduce_blocks<i64, i64>, reduce_blocks<isize, i64>, reduce_blocks<u8, u32>,
         reduce_blocks<u16, u32>, reduce_blocks<u32, u32>, reduce_blocks<u64, u64>,
         reduce_blocks<usize, u64>, reduce_blocks<f32, f32>, reduce_blocks<f64, f64>,
-        scan_sum<i8, i32>, scan_sum<i16, i32>, scan_sum<i32, i32>, scan_sum<i64, i64>,
-        scan_sum<isize, i64>, scan_sum<u8, u32>, scan_sum<u16, u32>, scan_sum<u32, u32>,
-        scan_sum<u64, u64>, scan_sum<usize, u64>, scan_sum<f32, f32>, scan_sum<f64, f64>,
+        scan_sum<i8, i32, 0>, scan_sum<i8, i32, 1>, scan_sum<i16, i32, 0>, scan_sum<i16, i32, 1>,
+        scan_sum<i32, i32, 0>, scan_sum<i32, i32, 1>, scan_sum<i64, i64, 0>, scan_sum<i64, i64, 1>,
+        scan_sum<isize, i64, 0>, scan_sum<isize, i64, 1>, scan_sum<u8, u32, 0>,
+        scan_sum<u8, u32, 1>, scan_sum<u16, u32, 0>, scan_sum<u16, u32, 1>, scan_sum<u32, u32, 0>,
+        scan_sum<u32, u32, 1>, scan_sum<u64, u64, 0>, scan_sum<u64, u64, 1>,
+        scan_sum<usize, u64, 0>, scan_sum<usize, u64, 1>, scan_sum<f32, f32, 0>,
+        scan_sum<f32, f32, 1>, scan_sum<f64, f64, 0>, scan_sum<f64, f64, 1>,
         histogram_int<i8, i64>, histogram_int<i64, i64>, histogram_int<u8, u64>,
         histogram_int<u64, u64>, histogram_float<f32>, histogram_float<f64>,
         histogram_vectors4<f32, 2>, histogram_vectors4<f32, 4>,

@@ -38,7 +38,7 @@ fn warp_rank() -> (u32, u32, u32) {
 /// first slot when `count` is 0, for the caller to drop). Branch-free for blocks of up to 256
 /// threads: the first eight slots are read together and those past `count` dropped by
 /// selects (read, not used); larger blocks read the other 24 behind one test of `warps`, the
-/// same in the whole block.
+/// same in the whole block. (The scans' `count`, the warp's number, differs between warps.)
 #[device]
 fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn(T, T) -> T) -> T {
     let mut r = partial[0];
@@ -49,14 +49,42 @@ fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn
         }
     }
     if warps > 8 {
-        for k in 8..32u32 {
-            let v = partial[k as usize];
-            if k < count {
-                r = op(r, v);
-            }
+        r = combine_rest(partial, r, count, &op);
+    }
+    r
+}
+
+/// `r` combined with `partial[8..count]`, in order (the slots past `count` read, not used).
+#[device]
+fn combine_rest<T: gpu::WarpValue>(partial: &[T], r: T, count: u32, op: impl Fn(T, T) -> T) -> T {
+    let mut r = r;
+    for k in 8..32u32 {
+        let v = partial[k as usize];
+        if k < count {
+            r = op(r, v);
         }
     }
     r
+}
+
+/// `op` over `partial[..warps]` in order, the values of all the block's warps. A block of 8
+/// warps or more (256 threads) combines its first eight without selects, behind one test of
+/// `warps` (the same in the whole block), as the reductions of the usual block sizes need:
+/// the selects of [`combine`] cost every warp two instructions per slot.
+#[device]
+fn combine_all<T: gpu::WarpValue>(partial: &[T], warps: u32, op: impl Fn(T, T) -> T) -> T {
+    if warps >= 8 {
+        let mut r = partial[0];
+        for k in 1..8usize {
+            r = op(r, partial[k]);
+        }
+        if warps > 8 {
+            r = combine_rest(partial, r, warps, &op);
+        }
+        r
+    } else {
+        combine(partial, warps, warps, &op)
+    }
 }
 
 /// `op` over the values of every thread of the block, in thread order, in every thread.
@@ -66,34 +94,78 @@ fn combine<T: gpu::WarpValue>(partial: &[T], count: u32, warps: u32, op: impl Fn
 /// combine and publish the total; a second barrier keeps the slots until all have read them.
 #[device]
 pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
+    reduce_warps(super::warp::reduce(v, &op), op)
+}
+
+/// `op` over the warps' totals `w` (each warp's, in all its lanes), in every thread: the
+/// second half of [`reduce`], which [`sum`], [`min`] and [`max`] share for the types that
+/// `redux.sync` does not take (their warp step is [`super::warp::sum`] and friends).
+#[device]
+fn reduce_warps<T: gpu::WarpValue>(w: T, op: impl Fn(T, T) -> T) -> T {
     let partial = gpu::shared_array::<T, 32>();
     let (warp, lane, warps) = warp_rank();
-    let w = super::warp::reduce(v, &op);
     if lane == 0 {
         partial[warp as usize] = w;
     }
     gpu::sync_threads();
-    let r = combine(partial, warps, warps, &op);
+    let r = combine_all(partial, warps, &op);
     gpu::sync_threads();
     r
 }
 
-/// The sum of the block's values (integers wrap), in every thread.
+/// `warp_op` (a warp reduction) over the warps' totals `w` (each warp's, in all its lanes),
+/// in every thread: lane `k` of every warp reads warp `k`'s total (`identity` past the warp
+/// count) and `warp_op` combines the 32 lanes. For `i32`/`u32` on sm_80+, where `warp_op` is
+/// one `redux.sync`: one shared load and one instruction instead of [`reduce_warps`]'s eight
+/// loads and seven operations (measured faster, bench/NOTES.md, `redux`).
+#[device]
+fn reduce_warps_by_lanes<T: gpu::WarpValue>(w: T, identity: T, warp_op: impl Fn(T) -> T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (warp, lane, warps) = warp_rank();
+    if lane == 0 {
+        partial[warp as usize] = w;
+    }
+    gpu::sync_threads();
+    let mut p = identity;
+    if lane < warps {
+        p = partial[lane as usize];
+    }
+    let r = warp_op(p);
+    gpu::sync_threads();
+    r
+}
+
+/// The sum of the block's values (integers wrap), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer (the warp's, then the warps' totals).
 #[device]
 pub fn sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::sum(v), T::ZERO, |p| super::warp::sum(p))
+    } else {
+        reduce_warps(super::warp::sum(v), |a, b| a + b)
+    }
 }
 
-/// The smallest of the block's values (by `<`), in every thread.
+/// The smallest of the block's values (by `<`), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn min<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b < a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::min(v), T::MAX, |p| super::warp::min(p))
+    } else {
+        reduce_warps(super::warp::min(v), |a, b| if b < a { b } else { a })
+    }
 }
 
-/// The largest of the block's values (by `>`), in every thread.
+/// The largest of the block's values (by `>`), in every thread. Two `redux.sync` per warp
+/// for `i32` and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b > a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        reduce_warps_by_lanes(super::warp::max(v), T::MIN, |p| super::warp::max(p))
+    } else {
+        reduce_warps(super::warp::max(v), |a, b| if b > a { b } else { a })
+    }
 }
 
 /// Thread `i` gets `op` over the values of threads `0..=i`, in thread order.
@@ -139,15 +211,54 @@ pub fn exclusive_scan<T: gpu::WarpValue>(v: T, init: T, op: impl Fn(T, T) -> T) 
 }
 
 /// Thread `i` gets the sum of the values of threads `0..=i` (integers wrap).
+///
+/// `i32` and `u32` on sm_80 and newer: after the warps' scans, the sum of the warps before
+/// this one is one `redux.sync` over their totals (lane `k` holds warp `k`'s when `k` is
+/// below this warp's number, zero otherwise) instead of a select per slot.
 #[device]
 pub fn inclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    inclusive_scan(v, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        let x = super::warp::inclusive_scan(v, |a, b| a + b);
+        sum_of_warps_before(x) + x
+    } else {
+        inclusive_scan(v, |a, b| a + b)
+    }
 }
 
 /// Thread `i` gets the sum of the values of threads `0..i` (zero in thread 0).
+///
+/// `i32` and `u32` on sm_80 and newer: as [`inclusive_sum`], less the thread's own value
+/// (exact: integers wrap).
 #[device]
 pub fn exclusive_sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    exclusive_scan(v, T::ZERO, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        let x = super::warp::inclusive_scan(v, |a, b| a + b);
+        sum_of_warps_before(x) + x - v
+    } else {
+        exclusive_scan(v, T::ZERO, |a, b| a + b)
+    }
+}
+
+/// The sum of the totals of the warps before the calling thread's (zero in warp 0): lane `k`
+/// reads warp `k`'s total when `k` is below the warp's number, and [`super::warp::sum`] adds
+/// them (one `redux.sync` for `i32`/`u32` on sm_80+, which is what the callers use it for);
+/// `x` is the thread's inclusive sum within its warp (lane 31's is the warp's total). Two
+/// barriers, as every primitive here.
+#[device]
+fn sum_of_warps_before<T: gpu::Num + gpu::WarpValue>(x: T) -> T {
+    let partial = gpu::shared_array::<T, 32>();
+    let (warp, lane, _) = warp_rank();
+    if lane == 31 {
+        partial[warp as usize] = x;
+    }
+    gpu::sync_threads();
+    let mut p = T::ZERO;
+    if lane < warp {
+        p = partial[lane as usize];
+    }
+    let before = super::warp::sum(p);
+    gpu::sync_threads();
+    before
 }
 
 /// Sorts the block's keys, `keys.len()` per thread in a blocked arrangement: afterwards

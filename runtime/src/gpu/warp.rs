@@ -27,22 +27,38 @@ pub fn reduce<T: gpu::WarpValue>(v: T, op: impl Fn(T, T) -> T) -> T {
 }
 
 /// The sum of the 32 lanes' values (integers wrap), in every lane.
+///
+/// `i32` and `u32` on sm_80 and newer (the default target): one `redux.sync` instruction
+/// (CUDA's `__reduce_add_sync`); other types: five shuffles, as [`reduce`].
 #[device]
 pub fn sum<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| a + b)
+    if gpu::__redux_supported::<T>() {
+        gpu::__redux_add_sync(gpu::FULL_MASK, v)
+    } else {
+        reduce(v, |a, b| a + b)
+    }
 }
 
 /// The smallest of the 32 lanes' values (by `<`, so a NaN is kept only where it is first),
-/// in every lane.
+/// in every lane. One `redux.sync` for `i32` and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn min<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b < a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        gpu::__redux_min_sync(gpu::FULL_MASK, v)
+    } else {
+        reduce(v, |a, b| if b < a { b } else { a })
+    }
 }
 
-/// The largest of the 32 lanes' values (by `>`), in every lane.
+/// The largest of the 32 lanes' values (by `>`), in every lane. One `redux.sync` for `i32`
+/// and `u32` on sm_80 and newer, as [`sum`].
 #[device]
 pub fn max<T: gpu::Num + gpu::WarpValue>(v: T) -> T {
-    reduce(v, |a, b| if b > a { b } else { a })
+    if gpu::__redux_supported::<T>() {
+        gpu::__redux_max_sync(gpu::FULL_MASK, v)
+    } else {
+        reduce(v, |a, b| if b > a { b } else { a })
+    }
 }
 
 /// Lane `i` gets `op` over the values of lanes `0..=i`, in lane order.

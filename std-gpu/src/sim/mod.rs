@@ -37,7 +37,7 @@ pub use memory::{
 pub use ops::{clock64, warp_mask, warp_value};
 pub use printf::{format_printf, printf, PrintfArg};
 pub use thread::{current, Thread};
-pub use warp::{WarpOp, WarpOpKind};
+pub use warp::{ReduxOp, WarpOp, WarpOpKind};
 
 /// A source location in a kernel, for error reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

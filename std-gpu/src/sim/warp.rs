@@ -26,6 +26,36 @@ pub enum WarpOpKind {
     Sync,
     /// `activemask()`: the lanes that reach it together.
     ActiveMask,
+    /// `__redux_*_sync(mask, v)`: a reduction of 32-bit integers (`redux.sync`).
+    Redux(ReduxOp),
+}
+
+/// The operation of a `redux.sync` reduction over the low 32 bits of the lanes' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// The wrapping sum (the same bits for `i32` and `u32`).
+    Add,
+    /// The smallest, as `i32`.
+    MinI32,
+    /// The largest, as `i32`.
+    MaxI32,
+    /// The smallest, as `u32`.
+    MinU32,
+    /// The largest, as `u32`.
+    MaxU32,
+}
+
+impl ReduxOp {
+    /// `a` combined with `b` (both the low 32 bits of a value).
+    fn apply(self, a: u32, b: u32) -> u32 {
+        match self {
+            ReduxOp::Add => a.wrapping_add(b),
+            ReduxOp::MinI32 => (a as i32).min(b as i32) as u32,
+            ReduxOp::MaxI32 => (a as i32).max(b as i32) as u32,
+            ReduxOp::MinU32 => a.min(b),
+            ReduxOp::MaxU32 => a.max(b),
+        }
+    }
 }
 
 /// One lane's part in a warp operation.
@@ -45,7 +75,10 @@ impl WarpOpKind {
     /// Whether two lanes' operations are the same operation (shuffles may differ in their
     /// lane argument, which is per lane).
     pub(crate) fn same_op(self, other: WarpOpKind) -> bool {
-        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+        match (self, other) {
+            (WarpOpKind::Redux(a), WarpOpKind::Redux(b)) => a == b,
+            _ => std::mem::discriminant(&self) == std::mem::discriminant(&other),
+        }
     }
 
     /// The name as users write it, for messages.
@@ -61,6 +94,9 @@ impl WarpOpKind {
             WarpOpKind::MatchAny => "match_any_sync",
             WarpOpKind::Sync => "sync_warp",
             WarpOpKind::ActiveMask => "activemask",
+            WarpOpKind::Redux(ReduxOp::Add) => "__redux_add_sync",
+            WarpOpKind::Redux(ReduxOp::MinI32 | ReduxOp::MinU32) => "__redux_min_sync",
+            WarpOpKind::Redux(ReduxOp::MaxI32 | ReduxOp::MaxU32) => "__redux_max_sync",
         }
     }
 }
@@ -116,6 +152,12 @@ pub(crate) fn resolve(ops: &[Option<WarpOp>; 32], mask: u32) -> Result<[u64; 32]
             WarpOpKind::MatchAny => pred_mask(&|v| v == op.value) as u64,
             WarpOpKind::Sync => 0,
             WarpOpKind::ActiveMask => mask as u64,
+            WarpOpKind::Redux(r) => (0..32u32)
+                .filter(|&l| mask & (1 << l) != 0)
+                .map(|l| ops[l as usize].expect("in mask").value as u32)
+                .reduce(|a, b| r.apply(a, b))
+                .expect("the calling lane is in the mask")
+                as u64,
         };
     }
     Ok(out)
@@ -175,6 +217,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!((m[0], m[20]), (0x0000_ffff, 0xffff_0000));
+    }
+
+    #[test]
+    fn redux_combines_the_lanes_of_the_mask_as_32_bit_integers() {
+        let v = |l: u32| (l as i32 - 16) as u32 as u64;
+        let sum = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::Add), v), u32::MAX).unwrap();
+        assert_eq!(sum[3], (-16i32) as u32 as u64);
+        let mask = 0x0000_ff0f;
+        let mut o = ops(|_| WarpOpKind::Redux(ReduxOp::MinI32), v);
+        for (l, op) in o.iter_mut().enumerate() {
+            if mask & (1 << l) == 0 {
+                *op = None;
+            }
+        }
+        let min = resolve(&o, mask).unwrap();
+        assert_eq!(
+            (min[0], min[15]),
+            ((-16i32) as u32 as u64, (-16i32) as u32 as u64)
+        );
+        let umin = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::MinU32), v), u32::MAX).unwrap();
+        assert_eq!(umin[9], 0, "as u32, lane 16's 0 is the smallest");
+        let max = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::MaxI32), v), u32::MAX).unwrap();
+        assert_eq!(max[0], 15);
+        let umax = resolve(&ops(|_| WarpOpKind::Redux(ReduxOp::MaxU32), v), u32::MAX).unwrap();
+        assert_eq!(umax[0], (-1i32) as u32 as u64);
     }
 
     #[test]
