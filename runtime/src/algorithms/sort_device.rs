@@ -2,9 +2,9 @@
 //! placed by an exclusive sum of every tile's digit counts (`tile_counts`), or by onesweep's
 //! look-back (each tile's digit counts published and looked back per digit, as in Adinets
 //! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the
-//! key's 8-bit digit at `shift` in the
-//! order-preserving unsigned image of the key (sign bit flipped for signed integers; for
-//! floats, all bits flipped when negative, else the sign bit set: IEEE total order).
+//! key's 8-bit digit at `shift` in the order-preserving unsigned image of the key (sign bit
+//! flipped for signed integers; for floats, all bits flipped when negative, else the sign bit
+//! set: IEEE total order).
 
 use crate::prelude::*;
 
@@ -83,10 +83,9 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
 /// digit in its own counts in shared memory ("early counts"). Thread `d` then sums digit `d`
 /// over the warps (each warp's count becomes the place of its first key of digit `d` in the
-/// staged tile), publishes the tile's count in
-/// `status[tile·256 + d]` (a count with a 2-bit state on top: 1 the tile's own count, 2 the
-/// count of every tile up to it) and looks back, tile by tile, for the count of the tiles
-/// before. Each warp then ranks its rows in order (the keys of a row's digit found by eight
+/// staged tile), publishes the tile's count in `status[tile·256 + d]` (a count with a 2-bit
+/// state on top: 1 the tile's own count, 2 the count of every tile up to it) and looks back,
+/// tile by tile, for the count of the tiles before. Each warp then ranks its rows in order (the keys of a row's digit found by eight
 /// ballots, the row's places taken from the warp's place of the digit by one atomic of the
 /// lowest such lane, then a shuffle: index order, so the sort is stable) and stores each key
 /// (and its `u32` payload when `payload`; with `first`, the payload is the key's index) at its
