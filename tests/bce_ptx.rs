@@ -15,6 +15,12 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         ("jacobi_2d", bce::jacobi_2d::NAME, bce::jacobi_2d::PTX),
         ("fast_matmul", bce::fast_matmul::NAME, bce::fast_matmul::PTX),
         ("vector_add", bce::vector_add::NAME, bce::vector_add::PTX),
+        ("rows_from", bce::rows_from::NAME, bce::rows_from::PTX),
+        (
+            "rows_from_unchecked",
+            bce::rows_from_unchecked::rows_from::NAME,
+            bce::rows_from_unchecked::rows_from::PTX,
+        ),
     ]
 }
 
@@ -28,6 +34,22 @@ fn bce_ptx_snapshots() {
 #[test]
 fn ptxas_accepts_every_bce_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&kernels());
+}
+
+/// `passes::narrow`: the fast copy of the checked kernel computes the index it versions
+/// away (`(j + 1) * nx + i`) in 32 bits and widens it once (`cvt.s64.s32` or
+/// `mul.wide.s32`); its checked body, and the unchecked kernel, keep 64-bit indices.
+#[test]
+fn indices_are_computed_in_32_bits_in_the_fast_copy() {
+    let checked = bce::rows_from::PTX;
+    let unchecked = bce::rows_from_unchecked::rows_from::PTX;
+    assert!(
+        checked.contains("cvt.s64.s32") || checked.contains("mul.wide.s32"),
+        "{checked}"
+    );
+    assert!(checked.contains("mul.lo.s64"), "{checked}");
+    assert!(!unchecked.contains("mul.lo.s32"), "{unchecked}");
+    assert!(unchecked.contains("mul.lo.s64"), "{unchecked}");
 }
 
 #[test]

@@ -562,3 +562,64 @@ fn the_launch_chooses_the_fast_copy_from_what_it_passes() -> cuprum::Result<()> 
     }
     Ok(())
 }
+
+/// 32-bit index arithmetic (`passes::narrow`) is chosen only when the launch has tested the
+/// lengths below 2³¹: `rows_from` (and its unchecked twin, 64-bit throughout) on bytes, with
+/// rows near the end of `nx × ny` grids of fewer and of more than 2³¹ elements. Past the
+/// bound the launch must run the 64-bit body (32-bit indices would wrap to the grid's start:
+/// wrong bytes, or on the simulator an internal error); below it, the fast copy, whose every
+/// 32-bit index the simulator confirms fits. The buffers are zeroed lazily: only the rows
+/// used are touched.
+#[test]
+fn indices_are_computed_in_32_bits_only_when_the_lengths_allow() -> cuprum::Result<()> {
+    for dev in backends()? {
+        let stream = dev.new_stream()?;
+        let mut rng = fastrand::Rng::new();
+        let nx = 4096 + rng.usize(0..64);
+        for ny in [(1usize << 31) / nx - 4, (1usize << 31) / nx + 4] {
+            let n = nx * ny;
+            let row0 = ny - 3;
+            // Rows `row0 - 1 ..= row0 + 2` of the input are random, the rest zero.
+            let first = (row0 - 1) * nx;
+            let rows: Vec<u8> = (0..4 * nx).map(|_| rng.u8(..)).collect();
+            let mut inp = stream.alloc_zeros::<u8>(n)?;
+            stream.copy_from_host(&mut inp.slice_mut(first..first + 4 * nx), &rows)?;
+            let at = |k: usize| rows[k - first];
+            for unchecked in [false, true] {
+                let mut out = stream.alloc_zeros::<u8>(n)?;
+                let grid = (nx.div_ceil(256) as u32, 1u32);
+                if unchecked {
+                    // SAFETY: every access is guarded to lie inside the `nx × ny` grid.
+                    unsafe {
+                        let cfg = LaunchConfig::new(grid, (256, 2));
+                        rows_from_unchecked::rows_from::launch(
+                            &stream, cfg, &mut out, &inp, nx, ny, row0,
+                        )?
+                    };
+                } else {
+                    launch!(rows_from<<<grid, (256, 2), stream>>>(&mut out, &inp, nx, ny, row0))?;
+                }
+                let got = stream.to_host(&out.slice(first..first + 4 * nx))?;
+                for j in row0 - 1..row0 + 3 {
+                    for i in 0..nx {
+                        let c = j * nx + i;
+                        let want = if (row0..row0 + 2).contains(&j) && i >= 1 && i + 1 < nx {
+                            at(c - 1)
+                                .wrapping_add(at(c + 1).wrapping_mul(3))
+                                .wrapping_add(at(c - nx).wrapping_mul(5))
+                                .wrapping_add(at(c + nx).wrapping_mul(7))
+                        } else {
+                            0
+                        };
+                        assert_eq!(
+                            got[c - first],
+                            want,
+                            "row {j} column {i} of {ny} × {nx} (unchecked: {unchecked})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

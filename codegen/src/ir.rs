@@ -62,6 +62,8 @@ pub enum HostValue {
     GridDim(u8),
     /// `block_dim()` on an axis.
     BlockDim(u8),
+    /// A constant (the bound of a length, `passes::narrow`).
+    Const(u64),
 }
 
 impl Program {
@@ -444,6 +446,11 @@ pub enum Builtin {
     /// Not written by users: the kernel's hidden versioning flag ([`Program::host_test`]
     /// evaluated by the launch), a `bool`.
     HostTest,
+    /// Not written by users: `(index, len(s))`, an index into slice `s` that `passes::narrow`
+    /// knows to be below 2³¹ when it is in range (the launch tested `s`'s length), computed
+    /// in 32 bits and widened (`+ - *` agree modulo 2³²); the length is not evaluated. Its
+    /// value is the index; the simulator confirms that it fits.
+    Narrow,
     /// `gpu::fast::*`: the hardware approximations for `f32`.
     Fast(FastFn),
     /// A math function on floats or integers (the method's name); the receiver is the first

@@ -164,8 +164,8 @@ pub fn compile_with(
     if program.host_test.is_some()
         && param_space::bytes(&program, options) > param_space::limit(&target)
     {
-        if let Some((_, checked)) = passes::versions(&program) {
-            program = checked;
+        if let Some(body) = passes::unversioned(&program) {
+            program = body;
         }
     }
     param_space::check(item, &program, options, &target)?;

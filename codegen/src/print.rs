@@ -32,6 +32,7 @@ pub fn program(p: &Program) -> String {
             HostValue::Scalar(k) => param(k),
             HostValue::GridDim(a) => format!("grid_dim().{}", ["x", "y", "z"][a as usize]),
             HostValue::BlockDim(a) => format!("block_dim().{}", ["x", "y", "z"][a as usize]),
+            HostValue::Const(c) => format!("{c}"),
         };
         for (terms, len) in &t.tests {
             let q: Vec<String> = terms

@@ -934,6 +934,11 @@ impl Emitter<'_> {
             Builtin::Clock64 => quote!(#rt::clock64()),
             Builtin::Clock => quote!((#rt::clock64() as u32)),
             Builtin::HostTest => quote!(__cuprum_host_test),
+            Builtin::Narrow => {
+                let loc = self.loc(span);
+                let (v, len) = (&vals[0], &vals[1]);
+                quote!(__t.narrowed(#v, #len, #loc)?)
+            }
             Builtin::LaneMask(m) => {
                 // As u64, so that lane 31's `le` does not overflow.
                 let mask = match m {

@@ -167,3 +167,19 @@ pub fn tricky(out: &mut [u32], a: &[u32], n: u32, m: usize, k: usize, rows: u32)
     }
     out[i] = acc;
 }
+
+/// Laplace's indexing (`j * nx + i ± 1`, `(j ± 1) * nx + i`, `nx` a `usize`) over bytes, from
+/// row `row0` on: a grid of a few rows reaches indices past 2³¹ (`passes::narrow` computes
+/// them in 32 bits only when the launch has tested the lengths below 2³¹).
+#[cuprum_testkit::unchecked_twin]
+#[kernel]
+pub fn rows_from(out: &mut [u8], inp: &[u8], nx: usize, ny: usize, row0: usize) {
+    let i = gpu::global_id_x();
+    let j = gpu::global_id_y() + row0;
+    if i >= 1 && j >= 1 && i + 1 < nx && j + 1 < ny {
+        out[j * nx + i] = inp[j * nx + i - 1]
+            .wrapping_add(inp[j * nx + i + 1].wrapping_mul(3))
+            .wrapping_add(inp[(j - 1) * nx + i].wrapping_mul(5))
+            .wrapping_add(inp[(j + 1) * nx + i].wrapping_mul(7));
+    }
+}

@@ -7,7 +7,7 @@ use inkwell::values::{BasicValueEnum, FunctionValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
 use super::{ok, FnLower};
-use crate::ir::{Builtin, Expr, MathFn, ShflKind};
+use crate::ir::{BinOp, Builtin, Expr, ExprKind, MathFn, ShflKind};
 use crate::ty::{Scalar, Ty};
 
 /// The declaration of an intrinsic (overloaded ones take their types).
@@ -133,6 +133,21 @@ impl<'ctx> FnLower<'_, 'ctx> {
         if let Builtin::Shared(k) = b {
             return Some(self.shared[k].into());
         }
+        if let Builtin::Narrow = b {
+            // `x + c`: `x` in 32 bits, sign-extended (it lies in `[-2³¹, 2³¹)`, see
+            // `passes::narrow`), then `c` in 64 bits, where it can be an address offset
+            // (`c = 0`: the index itself, below 2³¹).
+            let (x, c) = crate::passes::narrow::split_offset(&args[0]);
+            let v = self.narrow32(x)?;
+            let v = self.freeze(v);
+            let i64t = self.ctx.i64_type();
+            let wide = ok!(self.b.build_int_s_extend(v, i64t, "sext"));
+            if c == 0 {
+                return Some(wide.into());
+            }
+            let c = i64t.const_int(c as i64 as u64, true);
+            return Some(ok!(self.b.build_int_nsw_add(wide, c, "index")).into());
+        }
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.expr(a)?);
@@ -243,6 +258,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
             }
             Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
             Builtin::Clock => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock", &[], &[]),
+            Builtin::Narrow => unreachable!("lowered before its arguments"),
             Builtin::HostTest => {
                 let flag = self
                     .host_test
@@ -524,6 +540,44 @@ impl<'ctx> FnLower<'_, 'ctx> {
         out_v
     }
 
+    /// `e` (a `usize`) modulo 2³², computed in 32 bits ([`Builtin::Narrow`]): `+ - *` of
+    /// `usize` on its operands modulo 2³², a literal's low bits, an integer of at most 32 bits
+    /// widened to `usize` as itself (extended to 32 bits as its cast would), anything else
+    /// computed as written and truncated (LLVM narrows what only the truncation reads).
+    fn narrow32(&mut self, e: &Expr) -> Option<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        match &e.kind {
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b, _)
+                if e.ty == Ty::USIZE =>
+            {
+                let x = self.narrow32(a)?;
+                let y = self.narrow32(b)?;
+                return Some(match op {
+                    BinOp::Add => ok!(self.b.build_int_add(x, y, "add32")),
+                    BinOp::Sub => ok!(self.b.build_int_sub(x, y, "sub32")),
+                    _ => ok!(self.b.build_int_mul(x, y, "mul32")),
+                });
+            }
+            ExprKind::Int(c) => return Some(i32t.const_int(*c as u64 & 0xffff_ffff, false)),
+            ExprKind::Cast(x) => {
+                let small = x.ty.as_scalar().filter(|s| s.is_int() && s.bits() <= 32);
+                if let Some(s) = small {
+                    let v = self.expr(x)?.into_int_value();
+                    return Some(if v.get_type().get_bit_width() == 32 {
+                        v
+                    } else if s.is_signed() {
+                        ok!(self.b.build_int_s_extend(v, i32t, "sext32"))
+                    } else {
+                        ok!(self.b.build_int_z_extend(v, i32t, "zext32"))
+                    });
+                }
+            }
+            _ => {}
+        }
+        let v = self.expr(e)?.into_int_value();
+        Some(ok!(self.b.build_int_truncate(v, i32t, "lo32")))
+    }
+
     /// An integer zero-extended or truncated to `bits` (unsigned sense).
     fn resize(&self, v: IntValue<'ctx>, bits: u32) -> IntValue<'ctx> {
         let t = self.int_type(bits);
@@ -630,6 +684,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .try_as_basic_value()
             .basic()
             .expect("libdevice returns a value")
+    }
+
+    /// `freeze v`: the same value (nothing here is poison), which InstCombine does not look
+    /// through, so that it does not widen a 32-bit index back to 64 bits (it evaluates the
+    /// extension of a tree of truncated 64-bit values in 64 bits, then masks the result).
+    fn freeze(&self, v: IntValue<'ctx>) -> IntValue<'ctx> {
+        use inkwell::llvm_sys::core::LLVMBuildFreeze;
+        use inkwell::values::AsValueRef;
+        // SAFETY: a plain LLVM C API call on this builder, with a value of its function; the
+        // name outlives it.
+        unsafe {
+            IntValue::new(LLVMBuildFreeze(
+                self.b.as_mut_ptr(),
+                v.as_value_ref(),
+                c"index32".as_ptr(),
+            ))
+        }
     }
 
     /// `fence.sc` at a scope (CUDA's `__threadfence*`).

@@ -396,10 +396,20 @@ impl<'ctx> FnLower<'_, 'ctx> {
         } else {
             None
         };
-        ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
+        let br = ok!(self.b.build_conditional_branch(cond, then_bb, else_bb));
         self.b.position_at_end(then_bb);
         // The fast copy of a kernel versioned on the launch's flag (see `sreg`).
         let fast = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+        if fast {
+            // The copy the launch selects is the likely one.
+            let i32t = self.ctx.i32_type();
+            let weights = self.ctx.metadata_node(&[
+                self.ctx.metadata_string("branch_weights").into(),
+                i32t.const_int(1 << 20, false).into(),
+                i32t.const_int(1, false).into(),
+            ]);
+            let _ = br.set_metadata(weights, self.ctx.get_kind_id("prof"));
+        }
         let outer = self.fast_copy;
         self.fast_copy |= fast;
         let tv = self.block(then);
@@ -419,6 +429,16 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 }
             }
         }
+        if fast && self.is_open() {
+            // The flag's `if` is the kernel's whole body: the other copy ends the thread on
+            // its own (`exit`), so that the two copies share no last block. Sharing the
+            // kernel's `ret`, SimplifyCFG sank the code both copies end with into that block,
+            // where laplace's fast copy issued its last load only after waiting for the loads
+            // before it (bench/NOTES.md, `stencil`). The fast copy keeps the `ret` (LLVM lays
+            // a path that ends in `exit` out last, as cold).
+            self.exit_thread();
+            self.start_dead_block();
+        }
         if self.is_open() {
             ok!(self.b.build_unconditional_branch(merge));
         }
@@ -433,6 +453,25 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 .b
                 .build_load(value_type(self.ctx, ty).unwrap(), p, "if_value"))
         })
+    }
+
+    /// Ends the thread: PTX `exit` as inline assembly with side effects that may read any
+    /// memory, then `unreachable`. Not `llvm.nvvm.exit`: it reads no memory, so LLVM takes
+    /// the stores before it for dead (a fast copy ended with it lost three of `transpose`'s
+    /// four stores on the H200: `tests::narrow::the_fast_copy_keeps_its_stores`).
+    fn exit_thread(&mut self) {
+        let void = self.ctx.void_type().fn_type(&[], false);
+        let asm = self.ctx.create_inline_asm(
+            void,
+            "exit;".to_string(),
+            "~{memory}".to_string(),
+            true,
+            false,
+            None,
+            false,
+        );
+        ok!(self.b.build_indirect_call(void, asm, &[], ""));
+        ok!(self.b.build_unreachable());
     }
 
     /// `while i < n { …; i += s }` that `passes::counted` proved counted: `n` and `s` are

@@ -11,6 +11,8 @@
 //!   the next pass does not move checks that are not needed);
 //! - [`checks_first`]: the checks of a run of statements before the run;
 //! - `host`: for `bounds`, versioning tests the launch evaluates (a hidden flag);
+//! - `narrow`: 32-bit index arithmetic for indices known in range when the launch has
+//!   tested the slices' lengths (after the check passes, which decide what is in range);
 //! - [`counted`]: grid-stride `while` loops proved to be counted loops (in every build,
 //!   checked or not: it changes no check).
 
@@ -18,6 +20,7 @@ pub mod bounds;
 pub mod checks_first;
 pub mod counted;
 mod host;
+pub(crate) mod narrow;
 mod poly;
 
 use std::collections::HashSet;
@@ -31,6 +34,7 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
     if options.checked {
         check_passes(program, options, launch);
     }
+    narrow::run(program, options);
     let kernel = std::iter::once(&mut program.kernel);
     for f in kernel.chain(program.functions.iter_mut()) {
         counted::run(f, launch.max_block);
@@ -101,6 +105,25 @@ pub fn versions(program: &Program) -> Option<(Program, Program)> {
         p
     };
     Some((with(fast), with(checked)))
+}
+
+/// The program without its launch-selected copy: the body the kernel runs when the
+/// launch's test fails (the checked body, or an `unchecked` kernel's body with 64-bit
+/// indices), taking no flag; `None` when the launch selects nothing.
+pub fn unversioned(program: &Program) -> Option<Program> {
+    program.host_test.as_ref()?;
+    let body = &program.kernel.body;
+    let ExprKind::If(c, _, Some(other)) = &body.tail.as_ref()?.kind else {
+        return None;
+    };
+    let flag = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+    if !body.stmts.is_empty() || !flag {
+        return None;
+    }
+    let mut p = program.clone();
+    p.kernel.body = other.clone();
+    p.host_test = None;
+    Some(p)
 }
 
 fn has_versioned_site(program: &Program, b: &Block) -> bool {

@@ -55,6 +55,7 @@ fn the_launch_tests_the_values_the_kernel_reads() {
     assert_eq!(
         values,
         [
+            HostValue::Const(1 << 31),
             HostValue::Len(0),
             HostValue::Len(1),
             HostValue::Scalar(2),
@@ -96,6 +97,7 @@ fn the_host_test_holds_only_when_every_access_is_in_bounds() {
         HostValue::Len(p) => lens[*p],
         HostValue::Scalar(2) => nx,
         HostValue::Scalar(3) => ny,
+        HostValue::Const(c) => *c,
         other => panic!("{other:?}"),
     };
     let mut held = 0;

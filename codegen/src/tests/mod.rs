@@ -13,6 +13,7 @@ mod ir;
 mod latch;
 mod lower;
 mod math;
+mod narrow;
 mod param_space;
 mod report;
 mod sass;

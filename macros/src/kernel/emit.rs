@@ -460,6 +460,9 @@ fn host_test(
                 let a = axis(a);
                 quote!(::core::primitive::u64::from(__cuprum_config.block.#a))
             }
+            cuprum_codegen::HostValue::Const(c) => {
+                proc_macro2::Literal::u64_suffixed(c).to_token_stream()
+            }
         });
     }
     let tests = t.tests.iter().map(|(terms, len)| {

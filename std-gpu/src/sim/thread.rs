@@ -205,6 +205,25 @@ impl Thread {
         }
     }
 
+    /// An index into a slice of `len` elements that the compiler computes in 32 bits on a GPU
+    /// (`passes::narrow`: the launch tested that the slice has fewer than 2³¹ elements, so an
+    /// index in range fits): still computed in 64 bits here. An index in range that does not
+    /// fit is reported as the compiler's mistake, so that every kernel the simulator runs also
+    /// tests that reasoning; one out of range is left to the access, which reports it.
+    #[inline]
+    pub fn narrowed(&self, index: usize, len: usize, loc: &'static Loc) -> Result<usize, Stop> {
+        if (index as u64) < 1 << 31 || index >= len {
+            Ok(index)
+        } else {
+            Err(self.fail(
+                format!(
+                    "internal error in Cuprum's compiler (please report it with this kernel): an index computed in 32 bits does not fit them: the len is {len} but the index is {index}"
+                ),
+                Some(*loc),
+            ))
+        }
+    }
+
     /// Checks a `step_by` step.
     #[inline]
     pub fn step(&self, step: usize, loc: &'static Loc) -> Result<usize, Stop> {
