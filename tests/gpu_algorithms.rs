@@ -671,6 +671,33 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
     Ok(())
 }
 
+/// The sort passes find a key's peers of its digit by eight ballots, not `match_any_sync`
+/// (`MATCH.ANY` on sm_90: 2^28 `u32` keys in 12.62 against 9.22 ms on the H200, bench/NOTES.md,
+/// branch `sort`), and the kernels meant for three blocks per multiprocessor ask ptxas for them
+/// (80 registers; `ptxas_accepts_every_algorithm_kernel` checks that they do not spill).
+#[test]
+fn sort_passes_rank_by_ballots_and_keys_only_passes_fit_three_blocks() {
+    let mut passes = 0;
+    for (name, _, ptx) in algorithms::__kernels() {
+        if !name.starts_with("pass_") {
+            continue;
+        }
+        passes += 1;
+        assert!(!ptx.contains("match.any"), "{name}: match.any in its PTX");
+        assert!(
+            ptx.contains("vote.sync.ballot"),
+            "{name}: no ballot in its PTX"
+        );
+        let three = name.starts_with("pass_keys_") || name.starts_with("pass_int32");
+        assert_eq!(
+            ptx.contains(".minnctapersm 3"),
+            three,
+            "{name}: blocks per multiprocessor"
+        );
+    }
+    assert_eq!(passes, 13, "sort pass instances in __kernels()");
+}
+
 #[test]
 fn ptxas_accepts_every_algorithm_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&algorithms::__kernels());

@@ -166,7 +166,7 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -249,8 +249,15 @@ macro_rules! numbers {
                 lookback: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
-                numbers!(@pass $kind $t, stream, config, keys_out, keys_in, order_out, order_in,
-                    status, offsets, shift, payload, first, lookback, numbers!(@last $kind $t))
+                if payload {
+                    numbers!(@pass $pass $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback,
+                        numbers!(@last $kind $t))
+                } else {
+                    numbers!(@pass_keys $kind $t, stream, config, keys_out, keys_in, order_out,
+                        order_in, status, offsets, shift, payload, first, lookback,
+                        numbers!(@last $kind $t))
+                }
             }
             fn sort_tile_counts(
                 stream: &Stream,
@@ -335,13 +342,28 @@ macro_rules! numbers {
     (@counts float $t:ty, $($arg:expr),*) => {
         sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
     };
-    (@pass int $t:ty, $($arg:expr),*) => {
+    (@pass three int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_int32::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass two int $t:ty, $($arg:expr),*) => {
         sort_kernels::pass_int::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
-    (@pass float $t:ty, $($arg:expr),*) => {
+    (@pass $_w:ident float $t:ty, $($arg:expr),*) => {
         sort_kernels::pass_float::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass_keys int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_int::<
+            $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
+        >::launch($($arg),*)
+    };
+    (@pass_keys float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_float::<
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
@@ -437,12 +459,15 @@ macro_rules! numbers {
 // After the types: how `sort_pairs` moves values of the type (`direct`: as the sort passes'
 // `u32` payload; `gather`: by an index payload, then one gather), and the lanes of the
 // 16-byte vectors that reductions (and float histograms) read (`none`: element by element).
-numbers!(int i8 => i32, i64, gather, none; int i16 => i32, i64, gather, none;
-    int i32 => i32, i64, gather, 4; int i64 => i64, i64, gather, 2;
-    int isize => i64, i64, gather, none; int u8 => u32, u64, gather, none;
-    int u16 => u32, u64, gather, none; int u32 => u32, u64, direct, 4;
-    int u64 => u64, u64, gather, 2; int usize => u64, u64, gather, none;
-    float f32 => f32, f32, gather, 4; float f64 => f64, f64, gather, 2);
+// Per type: kind, the wide type of sums, the histogram's, how `sort_pairs` moves values of this
+// type, the vector lanes of sums, and the blocks per multiprocessor of its sort passes with
+// payloads (`three`: `pass_int32`, 80 registers; `two`: the others, which spill at 80).
+numbers!(int i8 => i32, i64, gather, none, two; int i16 => i32, i64, gather, none, two;
+    int i32 => i32, i64, gather, 4, three; int i64 => i64, i64, gather, 2, two;
+    int isize => i64, i64, gather, none, two; int u8 => u32, u64, gather, none, two;
+    int u16 => u32, u64, gather, none, two; int u32 => u32, u64, direct, 4, three;
+    int u64 => u64, u64, gather, 2, two; int usize => u64, u64, gather, none, two;
+    float f32 => f32, f32, gather, 4, two; float f64 => f64, f64, gather, 2, two);
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -1191,9 +1216,12 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         counts_int<u8, u8>, counts_int<i32, u32>, counts_int<u64, u64>,
         counts_float<f32, u32>, counts_float<f64, u64>,
         pass_int<u8, u8, 16, 4096>, pass_int<i16, u16, 16, 4096>,
-        pass_int<u32, u32, 16, 4096>, pass_int<i32, u32, 16, 4096>,
+        pass_int32<u32, u32, 16, 4096>, pass_int32<i32, u32, 16, 4096>,
         pass_int<u64, u64, 12, 3072>, pass_int<i64, u64, 12, 3072>,
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
+        pass_keys_int<u8, u8, 16, 4096>, pass_keys_int<u32, u32, 16, 4096>,
+        pass_keys_int<i64, u64, 12, 3072>, pass_keys_float<f32, u32, 16, 4096>,
+        pass_keys_float<f64, u64, 12, 3072>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,

@@ -1,9 +1,10 @@
 //! The device halves of the radix sort: one pass over the data per 8-bit digit, each tile
 //! placed by an exclusive sum of every tile's digit counts (`tile_counts`), or by onesweep's
 //! look-back (each tile's digit counts published and looked back per digit, as in Adinets
-//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the key's 8-bit digit at `shift` in the
-//! order-preserving unsigned image of the key (sign bit flipped for signed integers; for
-//! floats, all bits flipped when negative, else the sign bit set: IEEE total order).
+//! and Merrill's "Onesweep"; the benchmark's other strategy). `digit(key, shift)` is the
+//! key's 8-bit digit at `shift` in the order-preserving unsigned image of the key (sign bit
+//! flipped for signed integers; for floats, all bits flipped when negative, else the sign bit
+//! set: IEEE total order).
 
 use crate::prelude::*;
 
@@ -77,15 +78,18 @@ pub fn digit_offsets(hist: &mut [u32]) {
 }
 
 /// One tile (`256·items` keys, 256 threads; `items` even, at most 16) of one pass, staged in the
-/// shared arrays `staged` and `staged_pay` (`256·items` elements each). Warp `w` loads keys
-/// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
-/// before any is used), and ranks each among the warp's keys of its digit (`match_any_sync`
-/// and a per-warp count per digit in shared memory, in index order, so the sort is stable).
-/// Thread `d` then sums digit `d` over the warps, publishes the tile's count in
-/// `status[tile·256 + d]` (a count with a 2-bit state on top: 1 the tile's own count, 2 the
-/// count of every tile up to it) and looks back, tile by tile, for the count of the tiles
-/// before. The keys (and their `u32` payloads when `payload`; with `first`, the payload is the
-/// key's index) are staged in shared memory in digit order and written from there in runs of
+/// shared arrays `staged` and `staged_pay` (`256·items` elements each; `staged_pay` may be
+/// shorter without `payload`). Warp `w` loads keys `w·32·ITEMS ..` of the tile, row by row
+/// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
+/// digit in its own counts in shared memory ("early counts"). Thread `d` then sums digit `d`
+/// over the warps (each warp's count becomes the place of its first key of digit `d` in the
+/// staged tile), publishes the tile's count in `status[tile·256 + d]` (a count with a 2-bit
+/// state on top: 1 the tile's own count, 2 the count of every tile up to it) and looks back,
+/// tile by tile, for the count of the tiles before. Each warp then ranks its rows in order (the keys of a row's digit found by eight
+/// ballots, the row's places taken from the warp's place of the digit by one atomic of the
+/// lowest such lane, then a shuffle: index order, so the sort is stable) and stores each key
+/// (and its `u32` payload when `payload`; with `first`, the payload is the key's index) at its
+/// place, in digit order. The staged tile is written from there in runs of
 /// equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d] + (keys of digit d
 /// in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile number comes from
 /// the counter `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
@@ -123,22 +127,28 @@ pub fn onesweep_tile<K: gpu::Num>(
     let warp_counts = gpu::shared_array::<u32, 2048>();
     let global_at = gpu::shared_array::<u32, 256>();
     let tile_number = gpu::shared_array::<u32, 1>();
-    let t = gpu::thread_idx().x;
+    // The kernels are launched with exactly 256 threads (`block = 256`); taken `% 256` so that
+    // every shared-memory index below is proven in bounds (no check branches between the
+    // loads of the staging and scatter loops).
+    let t = gpu::thread_idx().x % 256;
     let (warp, lane) = (t / 32, t % 32);
     let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
-    if t == 0 {
-        tile_number[0] = if lookback {
-            gpu::atomic_add(&mut status[tiles * 256], 1u32)
-        } else {
-            gpu::block_idx().x
-        };
+    // Each warp clears its own counts: only the warp waits for them (and, with look-back, the
+    // block for the tile number).
+    for i in 0..WARPS {
+        warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
     }
-    for w in 0..WARPS {
-        warp_counts[w * 256 + t as usize] = 0;
-    }
-    gpu::sync_threads();
-    let tile = tile_number[0];
+    let tile = if lookback {
+        if t == 0 {
+            tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
+        }
+        gpu::sync_threads();
+        tile_number[0]
+    } else {
+        gpu::sync_warp(gpu::FULL_MASK);
+        gpu::block_idx().x
+    };
     let tile_len = 256 * items as u32;
     let base = tile * tile_len;
     // Key `j` of this thread: `row + 32·j`.
@@ -166,11 +176,18 @@ pub fn onesweep_tile<K: gpu::Num>(
     let mut mine1 = [K::ZERO; HALF_MAX];
     load_rows(&mut mine0, keys_in, row, rows0, half, last);
     load_rows(&mut mine1, keys_in, row1, rows1, half, last);
-    let mut ranks0 = [0u32; HALF_MAX];
-    let mut ranks1 = [0u32; HALF_MAX];
+    // Early counts: each key adds one to its warp's count of its digit (nothing returned, so
+    // nothing waits), and the places are taken by the ranking after the block's sum.
     let counts = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(&mut ranks0, &mine0, half, counts, shift, &digit);
-    rank_rows(&mut ranks1, &mine1, half, counts, shift, &digit);
+    count_rows(&mine0, half, counts, shift, &digit);
+    count_rows(&mine1, half, counts, shift, &digit);
+    // The payloads, loaded now so that their latency passes with the block's sum.
+    let mut pays0 = [0u32; HALF_MAX];
+    let mut pays1 = [0u32; HALF_MAX];
+    if payload {
+        load_pays(&mut pays0, pay_in, row, n, half, first);
+        load_pays(&mut pays1, pay_in, row1, n, half, first);
+    }
     gpu::sync_threads();
     // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
     // it publishes at once.
@@ -185,7 +202,8 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
-    // Read again rather than kept in registers across the sum, where the keys and ranks are.
+    // Read again rather than kept in registers across the sum, where the keys are. Each
+    // warp's count of digit d becomes the place of its first key of digit d in the tile.
     let mut slot = start;
     for w in 0..WARPS {
         let c = warp_counts[w * 256 + d];
@@ -197,7 +215,8 @@ pub fn onesweep_tile<K: gpu::Num>(
     if lookback && tile > 0 {
         let mut k = at - 256;
         loop {
-            let s = gpu::atomic_add(&mut status[k], 0u32);
+            // A relaxed load: the count rides in the word itself, nothing else is read.
+            let s = gpu::atomic_load(&mut status[k]);
             if s != 0 {
                 before_tile += s & COUNT;
                 if s & UP_TO != 0 {
@@ -208,19 +227,18 @@ pub fn onesweep_tile<K: gpu::Num>(
         }
         gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
     }
-    // Stage the keys (and payloads) in digit order (the slots of other digits: a barrier).
-    gpu::sync_threads();
-    let slots = &warp_counts[(warp * 256) as usize..];
-    stage_rows(
-        staged, staged_pay, &mine0, &ranks0, pay_in, row, n, half, slots, shift, payload, first,
-        &digit,
-    );
-    stage_rows(
-        staged, staged_pay, &mine1, &ranks1, pay_in, row1, n, half, slots, shift, payload, first,
-        &digit,
-    );
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
     global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
+    // Rank and stage the keys (and payloads) in digit order (the places of every warp: a
+    // barrier).
+    gpu::sync_threads();
+    let slots = &mut warp_counts[(warp * 256) as usize..];
+    rank_rows(
+        staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit,
+    );
+    rank_rows(
+        staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit,
+    );
     gpu::sync_threads();
     let valid = if n - base < tile_len {
         n - base
@@ -249,7 +267,10 @@ pub fn onesweep_tile<K: gpu::Num>(
 }
 
 /// Writes staged keys `first + 256·j` (`j < count`, below `valid`) and, with `payload`, their
-/// payloads to their places: key `s` (of digit `d`) to `place[d] + s`.
+/// payloads to their places: key `s` (of digit `d`) to `place[d] + s`. The staged keys are read
+/// first, all of them, then their places, then the stores: the shared loads are in flight
+/// together (`first + 256·j` is below the tile's length: `first` is the thread number, taken
+/// `% 256`, plus `256·count` at most, so no check branches between them).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn write_rows<K: gpu::Num>(
@@ -265,14 +286,28 @@ fn write_rows<K: gpu::Num>(
     payload: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
+    const HALF_MAX: usize = 8;
+    let mut ks = [K::ZERO; HALF_MAX];
     for j in 0..count {
-        let s = first + 256 * j as u32;
-        if s < valid {
-            let k = staged[s as usize];
-            let to = (place[digit(k, shift) as usize] + s) as usize;
-            keys_out[to] = k;
-            if payload {
-                pay_out[to] = staged_pay[s as usize];
+        ks[j] = staged[(first + 256 * j as u32) as usize];
+    }
+    let mut to = [0u32; HALF_MAX];
+    for j in 0..count {
+        to[j] = place[(digit(ks[j], shift) & 255) as usize] + first + 256 * j as u32;
+    }
+    for j in 0..count {
+        if first + 256 * (j as u32) < valid {
+            keys_out[to[j] as usize] = ks[j];
+        }
+    }
+    if payload {
+        let mut pays = [0u32; HALF_MAX];
+        for j in 0..count {
+            pays[j] = staged_pay[(first + 256 * j as u32) as usize];
+        }
+        for j in 0..count {
+            if first + 256 * (j as u32) < valid {
+                pay_out[to[j] as usize] = pays[j];
             }
         }
     }
@@ -298,13 +333,23 @@ fn load_rows<K: gpu::Num>(
     }
 }
 
-/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
-/// value `mine[j]`) among the warp's keys of the same digit, in index order: `ranks[j]` is the
-/// number of keys of its digit before it; `counts[d]` (the warp's, zeroed first) counts digit
-/// `d`.
+/// Loads the payloads of a thread's rows into `pays`: row `j`'s from `pay_in[first + 32·j]`
+/// below `n` (its index when `index`, or past the end).
 #[device]
-fn rank_rows<K: gpu::Num>(
-    ranks: &mut [u32],
+fn load_pays(pays: &mut [u32], pay_in: &[u32], first: u32, n: u32, count: usize, index: bool) {
+    for j in 0..count {
+        let i = first + 32 * (j as u32);
+        pays[j] = if index || i >= n {
+            i
+        } else {
+            pay_in[i as usize]
+        };
+    }
+}
+
+/// Adds one to `counts[d]` for each of a thread's keys (of digit `d`): the warp's counts.
+#[device]
+fn count_rows<K: gpu::Num>(
     mine: &[K],
     count: usize,
     counts: &mut [u32],
@@ -312,57 +357,59 @@ fn rank_rows<K: gpu::Num>(
     digit: impl Fn(K, u32) -> u32,
 ) {
     for j in 0..count {
-        let d = digit(mine[j], shift);
-        let peers = gpu::match_any_sync(gpu::FULL_MASK, d);
-        let before = (peers & gpu::lanemask_lt()).count_ones();
-        // The lowest lane of each digit adds the digit's keys in this row to the warp's count
-        // and hands the count before them to its peers. Its atomic has returned before the
-        // shuffle, and the next row's atomics come after it: rows are counted in order.
-        let mut pre = 0u32;
-        if before == 0 {
-            pre = gpu::atomic_add_block(&mut counts[d as usize], peers.count_ones());
-        }
-        ranks[j] = gpu::shfl_sync(gpu::FULL_MASK, pre, peers.trailing_zeros()) + before;
+        gpu::atomic_add_block(&mut counts[(digit(mine[j], shift) & 255) as usize], 1u32);
     }
 }
 
-/// Stores a thread's keys (and, with `payload`, their payloads: loaded from `pay_in` below
-/// `n`, or their indices when `index`) at their places in the staged tile: key `j` (of digit
-/// `d`, index `first + 32·j`) at `at[d] + ranks[j]`.
+/// Ranks a warp's rows of keys (lane `l` of row `j`: the key after those of lane `l - 1`, its
+/// value `mine[j]`) and stores each (and, with `payload`, its payload `pays[j]`) at its place
+/// in the staged tile: `slots[d]` (the warp's) is the place of the warp's next key of digit
+/// `d`. In each row the lowest lane of each digit takes the places of the row's keys of that
+/// digit and hands the first to its peers, which count the peers before them: rows in order,
+/// lanes in order within a row, so the sort is stable. (Its atomic has returned before the
+/// shuffle, and the next row's atomics come after it.) Every key's place is in the tile; the
+/// index is clamped to the tile so that it is proven in bounds without a check.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn stage_rows<K: gpu::Num>(
+fn rank_rows<K: gpu::Num>(
     staged: &mut [K],
     staged_pay: &mut [u32],
     mine: &[K],
-    ranks: &[u32],
-    pay_in: &[u32],
-    first: u32,
-    n: u32,
+    pays: &[u32],
     count: usize,
-    at: &[u32],
+    slots: &mut [u32],
     shift: u32,
     payload: bool,
-    index: bool,
     digit: impl Fn(K, u32) -> u32,
 ) {
     const HALF_MAX: usize = 8;
-    let mut pays = [0u32; HALF_MAX];
-    if payload {
+    // Every row's peers first (they do not wait for one another; each row's chain below is
+    // then its atomic and its shuffle only), from eight ballots per row, one per bit of the
+    // digit: each bit's ballot, or its complement where this lane's bit is clear, keeps the
+    // lanes that agree on that bit (`match_any_sync` of the digit, which measured slower).
+    // Rows inside bits, so that LLVM unrolls the rows and keeps the keys in registers.
+    let mut peers = [gpu::FULL_MASK; HALF_MAX];
+    for b in 0..8 {
         for j in 0..count {
-            let i = first + 32 * (j as u32);
-            pays[j] = if index || i >= n {
-                i
-            } else {
-                pay_in[i as usize]
-            };
+            let set = (digit(mine[j], shift) >> b) & 1 != 0;
+            let votes = gpu::ballot_sync(gpu::FULL_MASK, set);
+            peers[j] &= if set { votes } else { !votes };
         }
     }
+    let lt = gpu::lanemask_lt();
+    let last = staged.len() - 1;
+    let last_pay = staged_pay.len() - 1;
     for j in 0..count {
-        let s = (at[digit(mine[j], shift) as usize] + ranks[j]) as usize;
-        staged[s] = mine[j];
+        let before = (peers[j] & lt).count_ones();
+        let mut first = 0u32;
+        if before == 0 {
+            let d = digit(mine[j], shift) & 255;
+            first = gpu::atomic_add_block(&mut slots[d as usize], peers[j].count_ones());
+        }
+        let s = gpu::shfl_sync(gpu::FULL_MASK, first, peers[j].trailing_zeros()) + before;
+        staged[(s as usize).min(last)] = mine[j];
         if payload {
-            staged_pay[s] = pays[j];
+            staged_pay[(s as usize).min(last_pay)] = pays[j];
         }
     }
 }
@@ -379,7 +426,8 @@ pub fn tile_counts<K: gpu::Num>(
 ) {
     const HALF_MAX: usize = 8;
     let counts = gpu::shared_array::<u32, 256>();
-    let t = gpu::thread_idx().x;
+    // Launched with 256 threads: `% 256` proves the shared indices.
+    let t = gpu::thread_idx().x % 256;
     counts[t as usize] = 0;
     gpu::sync_threads();
     let tile = gpu::block_idx().x;
@@ -391,18 +439,26 @@ pub fn tile_counts<K: gpu::Num>(
     } else {
         0
     };
-    for h in 0..2 {
-        let mut ks = [K::ZERO; HALF_MAX];
-        let from = first + (256 * h * half) as u32;
-        for j in 0..half {
-            if h * half + j < rows {
-                ks[j] = keys[(from + 256 * (j as u32)) as usize];
-            }
+    // Every load first (both halves), then the counts: one load latency per tile.
+    let mut ks0 = [K::ZERO; HALF_MAX];
+    let mut ks1 = [K::ZERO; HALF_MAX];
+    let first1 = first + (256 * half) as u32;
+    for j in 0..half {
+        if j < rows {
+            ks0[j] = keys[(first + 256 * (j as u32)) as usize];
         }
-        for j in 0..half {
-            if h * half + j < rows {
-                gpu::atomic_add_block(&mut counts[digit(ks[j], shift) as usize], 1u32);
-            }
+        if half + j < rows {
+            ks1[j] = keys[(first1 + 256 * (j as u32)) as usize];
+        }
+    }
+    for j in 0..half {
+        if j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks0[j], shift) & 255) as usize], 1u32);
+        }
+    }
+    for j in 0..half {
+        if half + j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks1[j], shift) & 255) as usize], 1u32);
         }
     }
     gpu::sync_threads();

@@ -45,12 +45,58 @@ pub fn digit_starts(hist: &mut [u32]) {
     sort_device::digit_offsets(hist);
 }
 
-/// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
-/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
-/// whose every digit is 255 (`K::MAX`): the last tile's places past the end hold it.
+/// One pass of the sort, 4-byte integer keys, tiles of `TILE = 256·ITEMS` keys, at three blocks
+/// per multiprocessor (80 registers, no spills; `pass_int` takes the other integer keys, which
+/// would spill at 80). `last` is a key whose every digit is 255 (`K::MAX`): the last tile's
+/// places past the end hold it.
+#[kernel(block = 256, min_blocks = 3, instances((i32, u32, 16, 4096), (u32, u32, 16, 4096)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_int32<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+    lookback: bool,
+    last: K,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    let staged = gpu::shared_array::<K, TILE>();
+    let staged_pay = gpu::shared_array::<u32, TILE>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        payload,
+        first,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
+        last,
+        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+    );
+}
+
+/// One pass of the sort, integer keys other than 4-byte ones (two blocks per multiprocessor),
+/// tiles as `pass_int32`'s (3072 keys for 8-byte keys, whose staged tile and payloads must fit
+/// in 48 KiB of shared memory). `last` is a key whose every digit is 255 (`K::MAX`): the last
+/// tile's places past the end hold it.
 #[kernel(block = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
-    (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
-    (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
+    (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096), (u16, u16, 16, 4096),
+    (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
 #[allow(clippy::too_many_arguments)]
 pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
@@ -134,6 +180,102 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     );
 }
 
+/// `pass_int` for keys without payloads (`payload` and `first` are ignored: false), at three
+/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads).
+///
+/// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
+/// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
+/// whose every digit is 255 (`K::MAX`): the last tile's places past the end hold it.
+#[kernel(block = 256, min_blocks = 3, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
+    (i32, u32, 16, 4096), (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096),
+    (u16, u16, 16, 4096), (u32, u32, 16, 4096), (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+    lookback: bool,
+    last: K,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    let staged = gpu::shared_array::<K, TILE>();
+    let _ = (payload, first);
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
+        last,
+        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+    );
+}
+
+/// `pass_float` for keys without payloads, as `pass_keys_int`.
+///
+/// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s; `last` is the
+/// positive NaN with every payload bit set (every digit 255).
+#[kernel(block = 256, min_blocks = 3, instances((f32, u32, 16, 4096), (f64, u64, 12, 3072)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    payload: bool,
+    first: bool,
+    lookback: bool,
+    last: K,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    let staged = gpu::shared_array::<K, TILE>();
+    let _ = (payload, first);
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        ITEMS,
+        lookback,
+        last,
+        |k: K, s: u32| {
+            let b: U = k.to_bits();
+            let m = if b & sign != U::ZERO { !b } else { b | sign };
+            ((m >> s) & (255 as U)) as u32
+        },
+    );
+}
+
 /// `out[i] = values[order[i]]`: the values of a pair sort, moved as their keys were.
 #[kernel(instances(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64))]
 pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
@@ -144,7 +286,7 @@ pub fn gather<V: gpu::Num>(out: &mut [V], values: &[V], order: &[u32]) {
 
 /// One tile's digit counts for a pass without look-back (`sort_device::tile_counts`), integer
 /// keys; tiles as `pass_int`'s.
-#[kernel(max_threads = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
+#[kernel(block = 256, instances((i8, u8, 16), (i16, u16, 16), (i32, u32, 16),
     (i64, u64, 12), (isize, u64, 12), (u8, u8, 16), (u16, u16, 16), (u32, u32, 16),
     (u64, u64, 12), (usize, u64, 12)))]
 pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
@@ -163,7 +305,7 @@ pub fn tile_counts_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize>(
 }
 
 /// One tile's digit counts for a pass without look-back, float keys.
-#[kernel(max_threads = 256, instances((f32, u32, 16), (f64, u64, 12)))]
+#[kernel(block = 256, instances((f32, u32, 16), (f64, u64, 12)))]
 pub fn tile_counts_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize>(
     table: &mut [u32],
     keys: &[K],
