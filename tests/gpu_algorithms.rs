@@ -584,8 +584,10 @@ sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize
     sort_u8: u8, sort_u16: u16, sort_u32: u32, sort_u64: u64, sort_usize: usize,
     sort_f32: f32, sort_f64: f64);
 
-/// Sorts with onesweep's look-back (the benchmark's other strategy) against the CPU. The switch
-/// is global: tests running meanwhile sort with either strategy, both correct.
+/// Sorts pairs with each strategy forced (onesweep's look-back, the default for `u32` keys with
+/// a payload; tile counts, the default for the others and for keys alone) against
+/// the CPU. The switch is global: tests running meanwhile sort with either strategy, both
+/// correct.
 #[test]
 fn sort_with_look_back() -> cuprum::Result<()> {
     fn check<K: SortKey>(stream: &Stream, n: usize, what: &str) -> cuprum::Result<()> {
@@ -612,13 +614,16 @@ fn sort_with_look_back() -> cuprum::Result<()> {
         } else {
             &[9_000, 4_000_037]
         };
-        algorithms::__sort_with_lookback(true);
-        let result = sizes.iter().try_for_each(|&n| {
-            check::<u32>(&stream, n, "u32")?;
-            check::<f64>(&stream, n, "f64")
-        });
-        algorithms::__sort_with_lookback(false);
-        result?;
+        for forced in [Some(true), Some(false)] {
+            algorithms::__sort_with_lookback(forced);
+            let result = sizes.iter().try_for_each(|&n| {
+                check::<u32>(&stream, n, "u32")?;
+                check::<i32>(&stream, n, "i32")?;
+                check::<f64>(&stream, n, "f64")
+            });
+            algorithms::__sort_with_lookback(None);
+            result?;
+        }
     }
     Ok(())
 }

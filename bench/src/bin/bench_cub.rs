@@ -389,13 +389,14 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 )
             };
             // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
-            // default), and onesweep's look-back (the `x` rows).
-            for lookback in [false, true] {
+            // default for keys alone), and onesweep's look-back (the default for `u32` keys
+            // with a payload); the `x` rows force each.
+            for lookback in [None, Some(false), Some(true)] {
                 algorithms::__sort_with_lookback(lookback);
-                let (keys_name, pairs_name) = if lookback {
-                    ("x sort u32 keys, look-back", "x sort pairs, look-back")
-                } else {
-                    ("sort u32 keys", "sort (u32, u32) pairs")
+                let (keys_name, pairs_name) = match lookback {
+                    None => ("sort u32 keys", "sort (u32, u32) pairs"),
+                    Some(false) => ("x sort u32 keys, tile counts", "x sort pairs, tile counts"),
+                    Some(true) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
                 };
                 stream.copy(&dxu, &mut work)?;
                 algorithms::sort(&stream, &mut work)?;
@@ -465,7 +466,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                     });
                 }
             }
-            algorithms::__sort_with_lookback(false);
+            algorithms::__sort_with_lookback(None);
         }
     }
 
