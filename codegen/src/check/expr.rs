@@ -1299,17 +1299,7 @@ impl Checker<'_> {
         };
         self.init_meet(vec![after_then, after_else]);
         let ty = match &els {
-            None => {
-                if !matches!(self.infer.shallow(&then.ty), Ty::Never) {
-                    self.unify_at(
-                        &Ty::Unit,
-                        &then.ty.clone(),
-                        &i.then_branch,
-                        "an `if` without `else`",
-                    );
-                }
-                Ty::Unit
-            }
+            None => self.if_without_else(&then.ty, &i.then_branch),
             Some(els) => {
                 let at = &i.else_branch.as_ref().expect("present").1;
                 self.join(&then.ty, &els.ty, at)
@@ -1348,15 +1338,7 @@ impl Checker<'_> {
             let ty = if i.else_branch.is_some() {
                 then.ty.clone()
             } else {
-                if !matches!(self.infer.shallow(&then.ty), Ty::Never) {
-                    self.unify_at(
-                        &Ty::Unit,
-                        &then.ty.clone(),
-                        &i.then_branch,
-                        "an `if` without `else`",
-                    );
-                }
-                Ty::Unit
+                self.if_without_else(&then.ty, &i.then_branch)
             };
             return Expr {
                 kind: ExprKind::Block(then),
@@ -1372,6 +1354,14 @@ impl Checker<'_> {
                 span,
             },
         }
+    }
+
+    /// The type of an `if` without `else`: `()`, which its branch must be unless it diverges.
+    fn if_without_else(&mut self, then: &Ty, at: &syn::Block) -> Ty {
+        if !matches!(self.infer.shallow(then), Ty::Never) {
+            self.unify_at(&Ty::Unit, then, at, "an `if` without `else`");
+        }
+        Ty::Unit
     }
 
     /// The type of two branches that meet: `!` gives way to the other.
