@@ -605,6 +605,13 @@ fn sort_with_look_back() -> cuprum::Result<()> {
             assert_eq!(gk[i].bits(), want[i].0.bits(), "{what} n={n}: key {i}");
             assert_eq!(gv[i], want[i].1, "{what} n={n}: value {i}");
         }
+        // Keys alone (the three-block keys-only kernels).
+        let mut dk = stream.to_device(&keys)?;
+        algorithms::sort(stream, &mut dk)?;
+        let gk = stream.to_host(&dk)?;
+        for i in 0..n {
+            assert_eq!(gk[i].bits(), want[i].0.bits(), "{what} n={n}: keys alone, key {i}");
+        }
         Ok(())
     }
     for dev in cuprum_testkit::backends()? {
@@ -614,14 +621,25 @@ fn sort_with_look_back() -> cuprum::Result<()> {
         } else {
             &[9_000, 4_000_037]
         };
-        for forced in [Some(true), Some(false)] {
+        // Look-back with each turn reading 1, 8 (the default) and 16 statuses at once.
+        for (forced, depth) in [
+            (Some(true), Some(1)),
+            (Some(true), None),
+            (Some(true), Some(16)),
+            (Some(false), None),
+        ] {
             algorithms::__sort_with_lookback(forced);
+            algorithms::__sort_lookback_depth(depth);
             let result = sizes.iter().try_for_each(|&n| {
                 check::<u32>(&stream, n, "u32")?;
                 check::<i32>(&stream, n, "i32")?;
+                check::<f32>(&stream, n, "f32")?;
+                check::<u8>(&stream, n, "u8")?;
+                check::<i64>(&stream, n, "i64")?;
                 check::<f64>(&stream, n, "f64")
             });
             algorithms::__sort_with_lookback(None);
+            algorithms::__sort_lookback_depth(None);
             result?;
         }
     }

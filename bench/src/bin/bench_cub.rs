@@ -391,12 +391,39 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
             // default for keys alone), and onesweep's look-back (the default for `u32` keys
             // with a payload); the `x` rows force each.
-            for lookback in [None, Some(false), Some(true)] {
+            // The `x` look-back rows also set how many earlier tiles' statuses each turn of
+            // the look-back reads at once (`None`: the default).
+            for (lookback, depth) in [
+                (None, None),
+                (Some(false), None),
+                (Some(true), Some(1)),
+                (Some(true), Some(4)),
+                (Some(true), Some(8)),
+                (Some(true), Some(16)),
+            ] {
                 algorithms::__sort_with_lookback(lookback);
-                let (keys_name, pairs_name) = match lookback {
-                    None => ("sort u32 keys", "sort (u32, u32) pairs"),
-                    Some(false) => ("x sort u32 keys, tile counts", "x sort pairs, tile counts"),
-                    Some(true) => ("x sort u32 keys, look-back", "x sort pairs, look-back"),
+                algorithms::__sort_lookback_depth(depth);
+                let (keys_name, pairs_name) = match (lookback, depth) {
+                    (None, _) => ("sort u32 keys", "sort (u32, u32) pairs"),
+                    (Some(false), _) => {
+                        ("x sort u32 keys, tile counts", "x sort pairs, tile counts")
+                    }
+                    (Some(true), Some(1)) => (
+                        "x sort u32 keys, look-back 1 at once",
+                        "x sort pairs, look-back 1 at once",
+                    ),
+                    (Some(true), Some(4)) => (
+                        "x sort u32 keys, look-back 4 at once",
+                        "x sort pairs, look-back 4 at once",
+                    ),
+                    (Some(true), Some(8)) => (
+                        "x sort u32 keys, look-back 8 at once",
+                        "x sort pairs, look-back 8 at once",
+                    ),
+                    _ => (
+                        "x sort u32 keys, look-back 16 at once",
+                        "x sort pairs, look-back 16 at once",
+                    ),
                 };
                 stream.copy(&dxu, &mut work)?;
                 algorithms::sort(&stream, &mut work)?;
@@ -467,6 +494,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 }
             }
             algorithms::__sort_with_lookback(None);
+            algorithms::__sort_lookback_depth(None);
         }
     }
 

@@ -102,8 +102,8 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
     /// Keys per tile of a sort pass.
     const SORT_TILE: usize;
     #[doc(hidden)]
-    /// Whether sorts that move a payload with these keys look back (onesweep) by default.
-    const SORT_PAYLOAD_LOOKBACK: bool;
+    /// Whether sorts of these keys look back (onesweep) by default.
+    const SORT_LOOKS_BACK: bool;
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn sort_pass(
@@ -118,7 +118,7 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         pass: u32,
         payload: bool,
         first: bool,
-        lookback: bool,
+        lookback: u32,
     ) -> Result<()>;
     #[doc(hidden)]
     fn sort_tile_counts(
@@ -228,7 +228,7 @@ macro_rules! numbers {
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             const SORT_TILE: usize = <$t as Bits>::TILE;
-            const SORT_PAYLOAD_LOOKBACK: bool = numbers!(@lookback $pairs);
+            const SORT_LOOKS_BACK: bool = numbers!(@lookback $pairs);
             fn sort_counts(
                 stream: &Stream,
                 config: LaunchConfig,
@@ -250,7 +250,7 @@ macro_rules! numbers {
                 pass: u32,
                 payload: bool,
                 first: bool,
-                lookback: bool,
+                lookback: u32,
             ) -> Result<()> {
                 let shift = 8 * pass;
                 if payload {
@@ -973,7 +973,7 @@ const SORT_MAX: usize = (1 << 30) - 1;
 /// Whether sort passes look back for earlier tiles' digit counts (onesweep), or count each
 /// tile's digits first and place them by an exclusive sum of the counts (no look-back):
 /// `SORT_DEFAULT` chooses by the key type and whether a payload moves
-/// ([`Number::SORT_PAYLOAD_LOOKBACK`]), `SORT_OFF` and `SORT_ON` force one.
+/// ([`Number::SORT_LOOKS_BACK`]), `SORT_OFF` and `SORT_ON` force one.
 static SORT_LOOKBACK: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(SORT_DEFAULT);
 const SORT_DEFAULT: u8 = 0;
 const SORT_OFF: u8 = 1;
@@ -989,6 +989,18 @@ pub fn __sort_with_lookback(on: Option<bool>) {
         Some(true) => SORT_ON,
     };
     SORT_LOOKBACK.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How many earlier tiles' statuses one turn of a sort pass's look-back reads at once (1 to
+/// 16; the pass kernels' `lookback` argument).
+static SORT_DEPTH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(SORT_DEPTH_DEFAULT);
+const SORT_DEPTH_DEFAULT: u32 = 8;
+
+/// Sets the look-back's statuses read at once (`None`: the default), for the benchmark.
+#[doc(hidden)]
+pub fn __sort_lookback_depth(depth: Option<u32>) {
+    let v = depth.unwrap_or(SORT_DEPTH_DEFAULT).clamp(1, 16);
+    SORT_DEPTH.store(v, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
@@ -1014,7 +1026,13 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     let lookback = match SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed) {
         SORT_OFF => false,
         SORT_ON => true,
-        _ => (values.is_some() || with_order) && K::SORT_PAYLOAD_LOOKBACK,
+        _ => K::SORT_LOOKS_BACK,
+    };
+    // The pass kernels' `lookback`: 0, or the statuses each turn of the look-back reads.
+    let depth = if lookback {
+        SORT_DEPTH.load(std::sync::atomic::Ordering::Relaxed)
+    } else {
+        0
     };
     let mut hist = storage::take::<u32>(stream, 256 * passes)?;
     if lookback {
@@ -1086,7 +1104,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 true,
                 false,
-                lookback,
+                depth,
             )?,
             (Some(v), false) => K::sort_pass(
                 stream,
@@ -1100,7 +1118,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 true,
                 false,
-                lookback,
+                depth,
             )?,
             (None, true) => K::sort_pass(
                 stream,
@@ -1114,7 +1132,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 with_order,
                 p == 0,
-                lookback,
+                depth,
             )?,
             (None, false) => K::sort_pass(
                 stream,
@@ -1128,7 +1146,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 pass,
                 with_order,
                 false,
-                lookback,
+                depth,
             )?,
         }
     }

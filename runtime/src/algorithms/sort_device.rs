@@ -114,7 +114,8 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged: &mut [K],
     staged_pay: &mut [u32],
     items: usize,
-    lookback: bool,
+    lookback: u32,
+    walk_after_barrier: bool,
     last: K,
     digit: impl Fn(K, u32) -> u32,
 ) {
@@ -124,9 +125,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     const COUNT: u32 = (1 << 30) - 1;
     const OWN: u32 = 1 << 30;
     const UP_TO: u32 = 2 << 30;
+    // The most statuses one turn of the look-back reads at once.
+    const DEPTH_MAX: usize = 16;
     let warp_counts = gpu::shared_array::<u32, 2048>();
     let global_at = gpu::shared_array::<u32, 256>();
     let tile_number = gpu::shared_array::<u32, 1>();
+    let own = gpu::shared_array::<u32, 256>();
     // The kernels are launched with exactly 256 threads (`block = 256`); taken `% 256` so that
     // every shared-memory index below is proven in bounds (no check branches between the
     // loads of the staging and scatter loops).
@@ -139,7 +143,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     for i in 0..WARPS {
         warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
     }
-    let tile = if lookback {
+    let tile = if lookback > 0 {
         if t == 0 {
             tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
         }
@@ -151,6 +155,12 @@ pub fn onesweep_tile<K: gpu::Num>(
     };
     let tile_len = 256 * items as u32;
     let base = tile * tile_len;
+    // The tile's keys (below `tile_len` in the last tile).
+    let valid = if n - base < tile_len {
+        n - base
+    } else {
+        tile_len
+    };
     // Key `j` of this thread: `row + 32·j`.
     let row = base + warp * (32 * items as u32) + lane;
     // Two halves of `items / 2` rows, each array small enough for LLVM to unroll its loops
@@ -167,7 +177,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     let rows1 = rows - rows0;
     // Without look-back: the keys of smaller digits, and of digit `t` in earlier tiles, loaded
     // now so that the load's latency passes with the keys'.
-    let placed = if lookback {
+    let placed = if lookback > 0 {
         0
     } else {
         status[t as usize * tiles + tile as usize]
@@ -197,7 +207,7 @@ pub fn onesweep_tile<K: gpu::Num>(
         count += warp_counts[w * 256 + d];
     }
     let at = tile as usize * 256 + d;
-    if lookback {
+    if lookback > 0 {
         let state = if tile == 0 { UP_TO } else { OWN };
         gpu::atomic_exch(&mut status[at], state | count);
     }
@@ -210,25 +220,15 @@ pub fn onesweep_tile<K: gpu::Num>(
         warp_counts[w * 256 + d] = slot;
         slot += c;
     }
-    // Look back, per digit, for the keys of this digit in the tiles before.
-    let mut before_tile = placed;
-    if lookback && tile > 0 {
-        let mut k = at - 256;
-        loop {
-            // A relaxed load: the count rides in the word itself, nothing else is read.
-            let s = gpu::atomic_load(&mut status[k]);
-            if s != 0 {
-                before_tile += s & COUNT;
-                if s & UP_TO != 0 {
-                    break;
-                }
-                k -= 256;
-            }
-        }
-        gpu::atomic_exch(&mut status[at], UP_TO | (before_tile + count));
-    }
+    // The tile's digit places: without look-back final now (the keys before the tile from
+    // the exclusive sum); with it, the look-back below adds the earlier tiles' keys once the
+    // keys are staged, as onesweep does (so that the tiles before have had the ranking's time
+    // to finish their own look-back), and `own[d]` keeps the count it publishes then.
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
-    global_at[d] = if lookback { offsets[d] } else { 0 } + before_tile - start;
+    global_at[d] = if lookback > 0 { offsets[d] } else { placed } - start;
+    if lookback > 0 {
+        own[d] = count;
+    }
     // Rank and stage the keys (and payloads) in digit order (the places of every warp: a
     // barrier).
     gpu::sync_threads();
@@ -239,12 +239,58 @@ pub fn onesweep_tile<K: gpu::Num>(
     rank_rows(
         staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit,
     );
+    // Look back, per digit, for the keys of this digit in the tiles before: `lookback`
+    // statuses read at once (tiles `k, k - 1, ..`), summed in order up to the first count of
+    // every tile up to it; an unpublished status (0) is read again in the next turn.
+    if walk_after_barrier && lookback > 0 {
+        // A barrier first, so that nothing of the look-back is scheduled into the ranking,
+        // where the keys take the registers (the float kernels with payloads: without it
+        // ptxas spills at 128 registers; the others spill with it, at 80).
+        gpu::sync_threads();
+    }
+    if lookback > 0 && tile > 0 {
+        // (The tile number again from shared memory: not kept in a register across the
+        // ranking.)
+        let tile = tile_number[0];
+        let mut before_tile = 0u32;
+        let mut k = tile - 1;
+        loop {
+            let mut seen = [0u32; DEPTH_MAX];
+            for j in 0..DEPTH_MAX {
+                // Tiles below 0 are never summed (tile 0's status is inclusive): read tile 0.
+                let from = if k >= j as u32 { k - j as u32 } else { 0 };
+                if (j as u32) < lookback {
+                    seen[j] = gpu::atomic_load(&mut status[from as usize * 256 + d]);
+                }
+            }
+            let mut open = true;
+            let mut found = false;
+            for j in 0..DEPTH_MAX {
+                let s = seen[j];
+                if open {
+                    if s == 0 {
+                        open = false;
+                    } else {
+                        before_tile += s & COUNT;
+                        k = k.wrapping_sub(1);
+                        if s & UP_TO != 0 {
+                            found = true;
+                            open = false;
+                        }
+                    }
+                }
+            }
+            if found {
+                break;
+            }
+        }
+        gpu::atomic_exch(
+            &mut status[tile as usize * 256 + d],
+            UP_TO | (before_tile + own[d]),
+        );
+        global_at[d] += before_tile;
+    }
     gpu::sync_threads();
-    let valid = if n - base < tile_len {
-        n - base
-    } else {
-        tile_len
-    };
     // Two halves again, so that LLVM unrolls them (each key's two shared loads in flight
     // with the others').
     let place = &global_at[..];

@@ -61,7 +61,7 @@ pub fn pass_int32<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usiz
     shift: u32,
     payload: bool,
     first: bool,
-    lookback: bool,
+    lookback: u32,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -71,6 +71,8 @@ pub fn pass_int32<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usiz
     };
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, TILE>();
+    // Launched only for passes that move a payload (`payload` is true).
+    let _ = payload;
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -79,12 +81,13 @@ pub fn pass_int32<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usiz
         status,
         offsets,
         shift,
-        payload,
+        true,
         first,
         staged,
         staged_pay,
         ITEMS,
         lookback,
+        false,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
@@ -108,7 +111,7 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     shift: u32,
     payload: bool,
     first: bool,
-    lookback: bool,
+    lookback: u32,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -118,6 +121,8 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
     };
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, TILE>();
+    // Launched only for passes that move a payload (`payload` is true).
+    let _ = payload;
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -126,12 +131,13 @@ pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>
         status,
         offsets,
         shift,
-        payload,
+        true,
         first,
         staged,
         staged_pay,
         ITEMS,
         lookback,
+        false,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
@@ -151,12 +157,14 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     shift: u32,
     payload: bool,
     first: bool,
-    lookback: bool,
+    lookback: u32,
     last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, TILE>();
+    // Launched only for passes that move a payload (`payload` is true).
+    let _ = payload;
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -165,12 +173,13 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         status,
         offsets,
         shift,
-        payload,
+        true,
         first,
         staged,
         staged_pay,
         ITEMS,
         lookback,
+        true,
         last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
@@ -200,7 +209,7 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
     shift: u32,
     payload: bool,
     first: bool,
-    lookback: bool,
+    lookback: u32,
     last: K,
 ) {
     let flip = if K::MIN < K::ZERO {
@@ -225,6 +234,7 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
         staged_pay,
         ITEMS,
         lookback,
+        false,
         last,
         |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
     );
@@ -246,7 +256,7 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
     shift: u32,
     payload: bool,
     first: bool,
-    lookback: bool,
+    lookback: u32,
     last: K,
 ) {
     let sign = U::ONE << (U::MAX.count_ones() - 1);
@@ -267,6 +277,7 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
         staged_pay,
         ITEMS,
         lookback,
+        false,
         last,
         |k: K, s: u32| {
             let b: U = k.to_bits();
