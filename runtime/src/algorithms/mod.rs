@@ -102,8 +102,12 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
     /// Keys per tile of a sort pass.
     const SORT_TILE: usize;
     #[doc(hidden)]
-    /// Whether sorts of these keys look back (onesweep) by default.
-    const SORT_LOOKS_BACK: bool;
+    /// Whether sorts that move a payload with these keys look back (onesweep) by default.
+    const SORT_PAYLOAD_LOOKBACK: bool;
+    #[doc(hidden)]
+    /// Blocks per multiprocessor of the sort passes that move a payload with these keys (those
+    /// without payloads: three).
+    const SORT_PAYLOAD_BLOCKS: usize;
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn sort_pass(
@@ -228,7 +232,8 @@ macro_rules! numbers {
             }
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             const SORT_TILE: usize = <$t as Bits>::TILE;
-            const SORT_LOOKS_BACK: bool = numbers!(@lookback $pairs);
+            const SORT_PAYLOAD_LOOKBACK: bool = numbers!(@lookback $pairs);
+            const SORT_PAYLOAD_BLOCKS: usize = numbers!(@blocks $pass);
             fn sort_counts(
                 stream: &Stream,
                 config: LaunchConfig,
@@ -350,6 +355,8 @@ macro_rules! numbers {
     // payload through the three-block pass (10.30 against 11.54 ms for 2^28 pairs on the H200,
     // twice; bench/NOTES.md, lead, 2026-12-02). Keys alone it is slower (8.75 against 7.54 ms);
     // the other key types were not measured with it.
+    (@blocks three) => { 3 };
+    (@blocks two) => { 2 };
     (@lookback direct) => { true };
     (@lookback gather) => { false };
     (@pass three int $t:ty, $($arg:expr),*) => {
@@ -973,7 +980,7 @@ const SORT_MAX: usize = (1 << 30) - 1;
 /// Whether sort passes look back for earlier tiles' digit counts (onesweep), or count each
 /// tile's digits first and place them by an exclusive sum of the counts (no look-back):
 /// `SORT_DEFAULT` chooses by the key type and whether a payload moves
-/// ([`Number::SORT_LOOKS_BACK`]), `SORT_OFF` and `SORT_ON` force one.
+/// ([`Number::SORT_PAYLOAD_LOOKBACK`]), `SORT_OFF` and `SORT_ON` force one.
 static SORT_LOOKBACK: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(SORT_DEFAULT);
 const SORT_DEFAULT: u8 = 0;
 const SORT_OFF: u8 = 1;
@@ -1026,7 +1033,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     let lookback = match SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed) {
         SORT_OFF => false,
         SORT_ON => true,
-        _ => K::SORT_LOOKS_BACK,
+        _ => (values.is_some() || with_order) && K::SORT_PAYLOAD_LOOKBACK,
     };
     // The pass kernels' `lookback`: 0, or the statuses each turn of the look-back reads.
     let depth = if lookback {
@@ -1057,9 +1064,19 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         )?;
     }
     let tiles = n.div_ceil(K::SORT_TILE);
-    let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
-    // Without look-back: each pass's tile counts, digit-major, before their exclusive sum.
-    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * tiles })?;
+    // Without look-back, each block of a pass takes a range of tiles, one wave of blocks in
+    // all (the kernels' blocks per multiprocessor), and places them from the exclusive sum of
+    // every range's digit counts (`table`, digit-major); with it, one block per tile.
+    let per_sm = if values.is_some() || with_order {
+        K::SORT_PAYLOAD_BLOCKS
+    } else {
+        3
+    };
+    let sms = stream.device().multiprocessor_count().max(1) as usize;
+    let ranges = (per_sm * sms).min(tiles);
+    let blocks = if lookback { tiles } else { ranges };
+    let mut status = storage::take::<u32>(stream, 256 * blocks + 1)?;
+    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * ranges })?;
     let mut alt = storage::take::<K>(stream, n)?;
     let with_order = with_order && values.is_none();
     let payload = with_order || values.is_some();
@@ -1069,7 +1086,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         storage::take::<u32>(stream, order_len)?,
         storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
-    let config = LaunchConfig::new(tiles as u32, block);
+    let config = LaunchConfig::new(blocks as u32, block);
     for p in 0..passes {
         let pass = p as u32;
         if lookback {
@@ -1079,15 +1096,15 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 &mut status.slice_mut(..256 * tiles + 1),
             )?;
         } else {
-            let mut tb = table.slice_mut(..256 * tiles);
+            let mut tb = table.slice_mut(..256 * ranges);
             if p % 2 == 0 {
                 K::sort_tile_counts(stream, config, &mut tb, &*keys, pass)?;
             } else {
                 K::sort_tile_counts(stream, config, &mut tb, &alt.slice(..n), pass)?;
             }
-            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * tiles))?;
+            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * ranges))?;
         }
-        let mut st = status.slice_mut(..256 * tiles + 1);
+        let mut st = status.slice_mut(..256 * blocks + 1);
         let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.
