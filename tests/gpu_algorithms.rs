@@ -584,10 +584,10 @@ sort_tests!(sort_i8: i8, sort_i16: i16, sort_i32: i32, sort_i64: i64, sort_isize
     sort_u8: u8, sort_u16: u16, sort_u32: u32, sort_u64: u64, sort_usize: usize,
     sort_f32: f32, sort_f64: f64);
 
-/// Sorts pairs with each strategy forced (onesweep's look-back, the default for `u32` keys with
-/// a payload; tile counts, the default for the others and for keys alone) against
-/// the CPU. The switch is global: tests running meanwhile sort with either strategy, both
-/// correct.
+/// Sorts pairs and keys alone with each strategy forced (onesweep's look-back, the default for
+/// `u32` keys with a payload, reading 1, 8 or 16 statuses per turn; tile counts, the default
+/// for the others and for keys alone) against the CPU, for 1-, 4- and 8-byte keys. The switches
+/// are global: tests running meanwhile sort with either strategy, both correct.
 #[test]
 fn sort_with_look_back() -> cuprum::Result<()> {
     fn check<K: SortKey>(stream: &Stream, n: usize, what: &str) -> cuprum::Result<()> {
@@ -610,7 +610,11 @@ fn sort_with_look_back() -> cuprum::Result<()> {
         algorithms::sort(stream, &mut dk)?;
         let gk = stream.to_host(&dk)?;
         for i in 0..n {
-            assert_eq!(gk[i].bits(), want[i].0.bits(), "{what} n={n}: keys alone, key {i}");
+            assert_eq!(
+                gk[i].bits(),
+                want[i].0.bits(),
+                "{what} n={n}: keys alone, key {i}"
+            );
         }
         Ok(())
     }

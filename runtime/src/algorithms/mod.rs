@@ -105,10 +105,6 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
     /// Whether sorts that move a payload with these keys look back (onesweep) by default.
     const SORT_PAYLOAD_LOOKBACK: bool;
     #[doc(hidden)]
-    /// Blocks per multiprocessor of the sort passes that move a payload with these keys (those
-    /// without payloads: three).
-    const SORT_PAYLOAD_BLOCKS: usize;
-    #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     fn sort_pass(
         stream: &Stream,
@@ -233,7 +229,6 @@ macro_rules! numbers {
             const PASSES: u32 = std::mem::size_of::<$t>() as u32;
             const SORT_TILE: usize = <$t as Bits>::TILE;
             const SORT_PAYLOAD_LOOKBACK: bool = numbers!(@lookback $pairs);
-            const SORT_PAYLOAD_BLOCKS: usize = numbers!(@blocks $pass);
             fn sort_counts(
                 stream: &Stream,
                 config: LaunchConfig,
@@ -352,11 +347,9 @@ macro_rules! numbers {
         sort_kernels::counts_float::<$t, <$t as Bits>::U>::launch($($arg),*)
     };
     // Look-back is the default only where it was measured faster: `u32` keys moving a `u32`
-    // payload through the three-block pass (10.30 against 11.54 ms for 2^28 pairs on the H200,
-    // twice; bench/NOTES.md, lead, 2026-12-02). Keys alone it is slower (8.75 against 7.54 ms);
-    // the other key types were not measured with it.
-    (@blocks three) => { 3 };
-    (@blocks two) => { 2 };
+    // payload through the three-block pass (9.61 against 11.53 ms for 2^28 pairs on the H200,
+    // eight statuses read per turn; bench/NOTES.md, branch `sortkeys`). Keys alone it is
+    // slower (8.35 against 7.38 ms); the other key types were not measured with it.
     (@lookback direct) => { true };
     (@lookback gather) => { false };
     (@pass three int $t:ty, $($arg:expr),*) => {
@@ -1000,7 +993,8 @@ pub fn __sort_with_lookback(on: Option<bool>) {
 
 /// How many earlier tiles' statuses one turn of a sort pass's look-back reads at once (1 to
 /// 16; the pass kernels' `lookback` argument).
-static SORT_DEPTH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(SORT_DEPTH_DEFAULT);
+static SORT_DEPTH: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(SORT_DEPTH_DEFAULT);
 const SORT_DEPTH_DEFAULT: u32 = 8;
 
 /// Sets the look-back's statuses read at once (`None`: the default), for the benchmark.
@@ -1064,19 +1058,9 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         )?;
     }
     let tiles = n.div_ceil(K::SORT_TILE);
-    // Without look-back, each block of a pass takes a range of tiles, one wave of blocks in
-    // all (the kernels' blocks per multiprocessor), and places them from the exclusive sum of
-    // every range's digit counts (`table`, digit-major); with it, one block per tile.
-    let per_sm = if values.is_some() || with_order {
-        K::SORT_PAYLOAD_BLOCKS
-    } else {
-        3
-    };
-    let sms = stream.device().multiprocessor_count().max(1) as usize;
-    let ranges = (per_sm * sms).min(tiles);
-    let blocks = if lookback { tiles } else { ranges };
-    let mut status = storage::take::<u32>(stream, 256 * blocks + 1)?;
-    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * ranges })?;
+    let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
+    // Without look-back: each pass's tile counts, digit-major, before their exclusive sum.
+    let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * tiles })?;
     let mut alt = storage::take::<K>(stream, n)?;
     let with_order = with_order && values.is_none();
     let payload = with_order || values.is_some();
@@ -1086,7 +1070,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         storage::take::<u32>(stream, order_len)?,
         storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
-    let config = LaunchConfig::new(blocks as u32, block);
+    let config = LaunchConfig::new(tiles as u32, block);
     for p in 0..passes {
         let pass = p as u32;
         if lookback {
@@ -1096,15 +1080,15 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 &mut status.slice_mut(..256 * tiles + 1),
             )?;
         } else {
-            let mut tb = table.slice_mut(..256 * ranges);
+            let mut tb = table.slice_mut(..256 * tiles);
             if p % 2 == 0 {
                 K::sort_tile_counts(stream, config, &mut tb, &*keys, pass)?;
             } else {
                 K::sort_tile_counts(stream, config, &mut tb, &alt.slice(..n), pass)?;
             }
-            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * ranges))?;
+            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * tiles))?;
         }
-        let mut st = status.slice_mut(..256 * blocks + 1);
+        let mut st = status.slice_mut(..256 * tiles + 1);
         let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.

@@ -83,24 +83,29 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
 /// digit in its own counts in shared memory ("early counts"). Thread `d` then sums digit `d`
 /// over the warps (each warp's count becomes the place of its first key of digit `d` in the
-/// staged tile), publishes the tile's count in `status[tile·256 + d]` (a count with a 2-bit
-/// state on top: 1 the tile's own count, 2 the count of every tile up to it) and looks back,
-/// tile by tile, for the count of the tiles before. Each warp then ranks its rows in order (the keys of a row's digit found by eight
+/// staged tile) and, with look-back, publishes the tile's count in `status[tile·256 + d]` (a
+/// count with a 2-bit state on top: 1 the tile's own count, 2 the count of every tile up to
+/// it). Each warp then ranks its rows in order (the keys of a row's digit found by eight
 /// ballots, the row's places taken from the warp's place of the digit by one atomic of the
 /// lowest such lane, then a shuffle: index order, so the sort is stable) and stores each key
 /// (and its `u32` payload when `payload`; with `first`, the payload is the key's index) at its
-/// place, in digit order. The staged tile is written from there in runs of
-/// equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d] + (keys of digit d
-/// in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile number comes from
-/// the counter `status[tiles·256]`, so a tile waits only for tiles of blocks already running.
-/// Index math is in 32 bits: the host sorts fewer than 2^30 keys.
+/// place, in digit order. With look-back, thread `d` then looks back for the keys of digit `d`
+/// in the tiles before, `lookback` statuses at once (onesweep's order: the walk after the
+/// ranking), and publishes the count of every tile up to this one. The staged tile is written
+/// from there in runs of equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d]
+/// + (keys of digit d in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile
+/// number comes from the counter `status[tiles·256]`, so a tile waits only for tiles of blocks
+/// already running. `walk_after_barrier` puts a barrier between the ranking and the walk (for
+/// ptxas's register allocation only). Index math is in 32 bits: the host sorts fewer than 2^30
+/// keys.
 ///
-/// Without `lookback`, tile `b` is block `b`, and `status[d·tiles + b]` (`tiles` = `(len - 1)
-/// / 256`) is already the number of keys before the tile's first key of digit `d`: of smaller
-/// digits, and of digit `d` in earlier tiles (`tile_counts`, then an exclusive sum);
+/// Without look-back (`lookback` 0), tile `b` is block `b`, and `status[d·tiles + b]` (`tiles`
+/// = `(len - 1) / 256`) is already the number of keys before the tile's first key of digit `d`:
+/// of smaller digits, and of digit `d` in earlier tiles (`tile_counts`, then an exclusive sum);
 /// `offsets` is not read.
 #[device]
-#[allow(clippy::too_many_arguments)]
+// `implicit_saturating_sub`: the look-back's clamp to tile 0 is written as the measured PTX had it.
+#[allow(clippy::too_many_arguments, clippy::implicit_saturating_sub)]
 pub fn onesweep_tile<K: gpu::Num>(
     keys_out: &mut [K],
     keys_in: &[K],
@@ -137,19 +142,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     let t = gpu::thread_idx().x % 256;
     let (warp, lane) = (t / 32, t % 32);
     let n = keys_in.len() as u32;
-    let d = t as usize;
-    let tile_len = 256 * items as u32;
-    // Without look-back: this block's tiles, `[r·tiles / ranges, (r + 1)·tiles / ranges)`
-    // (`ranges` the grid), one after the other; `own[d]` is the number of keys before the next
-    // tile's first key of digit `d` (from the exclusive sum of every range's digit counts).
-    let tiles = (n + tile_len - 1) / tile_len;
-    let (r, ranges) = (gpu::block_idx().x as u64, gpu::grid_dim().x as u64);
-    let mut next = (r * tiles as u64 / ranges) as u32;
-    let end = ((r + 1) * tiles as u64 / ranges) as u32;
-    if lookback == 0 {
-        own[d] = status[d * ranges as usize + r as usize];
-    }
-    loop {
+    let tiles = (status.len() - 1) / 256;
     // Each warp clears its own counts: only the warp waits for them (and, with look-back, the
     // block for the tile number).
     for i in 0..WARPS {
@@ -157,17 +150,15 @@ pub fn onesweep_tile<K: gpu::Num>(
     }
     let tile = if lookback > 0 {
         if t == 0 {
-            tile_number[0] = gpu::atomic_add(&mut status[(status.len() - 1) / 256 * 256], 1u32);
+            tile_number[0] = gpu::atomic_add(&mut status[tiles * 256], 1u32);
         }
         gpu::sync_threads();
         tile_number[0]
     } else {
-        if next >= end {
-            break;
-        }
         gpu::sync_warp(gpu::FULL_MASK);
-        next
+        gpu::block_idx().x
     };
+    let tile_len = 256 * items as u32;
     let base = tile * tile_len;
     // The tile's keys (below `tile_len` in the last tile).
     let valid = if n - base < tile_len {
@@ -189,6 +180,13 @@ pub fn onesweep_tile<K: gpu::Num>(
     };
     let rows0 = rows.min(half);
     let rows1 = rows - rows0;
+    // Without look-back: the keys of smaller digits, and of digit `t` in earlier tiles, loaded
+    // now so that the load's latency passes with the keys'.
+    let placed = if lookback > 0 {
+        0
+    } else {
+        status[t as usize * tiles + tile as usize]
+    };
     let mut mine0 = [K::ZERO; HALF_MAX];
     let mut mine1 = [K::ZERO; HALF_MAX];
     load_rows(&mut mine0, keys_in, row, rows0, half, last);
@@ -208,6 +206,7 @@ pub fn onesweep_tile<K: gpu::Num>(
     gpu::sync_threads();
     // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
     // it publishes at once.
+    let d = t as usize;
     let mut count = 0u32;
     for w in 0..WARPS {
         count += warp_counts[w * 256 + d];
@@ -231,13 +230,9 @@ pub fn onesweep_tile<K: gpu::Num>(
     // keys are staged, as onesweep does (so that the tiles before have had the ranking's time
     // to finish their own look-back), and `own[d]` keeps the count it publishes then.
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
+    global_at[d] = if lookback > 0 { offsets[d] } else { placed } - start;
     if lookback > 0 {
-        global_at[d] = offsets[d] - start;
         own[d] = count;
-    } else {
-        let placed = own[d];
-        global_at[d] = placed - start;
-        own[d] = placed + count;
     }
     // Rank and stage the keys (and payloads) in digit order (the places of every warp: a
     // barrier).
@@ -320,11 +315,6 @@ pub fn onesweep_tile<K: gpu::Num>(
         payload,
         &digit,
     );
-    if lookback > 0 {
-        break;
-    }
-    next += 1;
-    }
 }
 
 /// Writes staged keys `first + 256·j` (`j < count`, below `valid`) and, with `payload`, their
@@ -475,10 +465,8 @@ fn rank_rows<K: gpu::Num>(
     }
 }
 
-/// Counts the digits of this block's tiles (`256·items` keys each; block `r` of `ranges`, the
-/// grid, takes tiles `[r·tiles / ranges, (r + 1)·tiles / ranges)`, as the pass without
-/// look-back does) into `table[d·ranges + r]`: the table whose exclusive sum places every
-/// range's keys.
+/// Counts the digits of tile `b` = this block (`256·items` keys) into `table[d·tiles + b]`
+/// (`tiles` = `table.len() / 256`): the table whose exclusive sum places every tile's keys.
 #[device]
 pub fn tile_counts<K: gpu::Num>(
     table: &mut [u32],
@@ -493,44 +481,38 @@ pub fn tile_counts<K: gpu::Num>(
     let t = gpu::thread_idx().x % 256;
     counts[t as usize] = 0;
     gpu::sync_threads();
+    let tile = gpu::block_idx().x;
     let n = keys.len() as u32;
-    let tile_len = 256 * items as u32;
-    let tiles = (n + tile_len - 1) / tile_len;
-    let (r, ranges) = (gpu::block_idx().x as u64, gpu::grid_dim().x as u64);
-    let mut tile = (r * tiles as u64 / ranges) as u32;
-    let end = ((r + 1) * tiles as u64 / ranges) as u32;
+    let first = tile * (256 * items as u32) + t;
     let half = items / 2;
-    while tile < end {
-        let first = tile * tile_len + t;
-        let rows = if n > first {
-            (((n - first - 1) / 256 + 1) as usize).min(items)
-        } else {
-            0
-        };
-        // Every load of the tile first (both halves), then the counts.
-        let mut ks0 = [K::ZERO; HALF_MAX];
-        let mut ks1 = [K::ZERO; HALF_MAX];
-        let first1 = first + (256 * half) as u32;
-        for j in 0..half {
-            if j < rows {
-                ks0[j] = keys[(first + 256 * (j as u32)) as usize];
-            }
-            if half + j < rows {
-                ks1[j] = keys[(first1 + 256 * (j as u32)) as usize];
-            }
+    let rows = if n > first {
+        (((n - first - 1) / 256 + 1) as usize).min(items)
+    } else {
+        0
+    };
+    // Every load first (both halves), then the counts: one load latency per tile.
+    let mut ks0 = [K::ZERO; HALF_MAX];
+    let mut ks1 = [K::ZERO; HALF_MAX];
+    let first1 = first + (256 * half) as u32;
+    for j in 0..half {
+        if j < rows {
+            ks0[j] = keys[(first + 256 * (j as u32)) as usize];
         }
-        for j in 0..half {
-            if j < rows {
-                gpu::atomic_add_block(&mut counts[(digit(ks0[j], shift) & 255) as usize], 1u32);
-            }
+        if half + j < rows {
+            ks1[j] = keys[(first1 + 256 * (j as u32)) as usize];
         }
-        for j in 0..half {
-            if half + j < rows {
-                gpu::atomic_add_block(&mut counts[(digit(ks1[j], shift) & 255) as usize], 1u32);
-            }
+    }
+    for j in 0..half {
+        if j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks0[j], shift) & 255) as usize], 1u32);
         }
-        tile += 1;
+    }
+    for j in 0..half {
+        if half + j < rows {
+            gpu::atomic_add_block(&mut counts[(digit(ks1[j], shift) & 255) as usize], 1u32);
+        }
     }
     gpu::sync_threads();
-    table[t as usize * ranges as usize + r as usize] = counts[t as usize];
+    let tiles = table.len() / 256;
+    table[t as usize * tiles + tile as usize] = counts[t as usize];
 }
