@@ -109,16 +109,19 @@ pub struct Artifact {
     pub host_test: Option<crate::ir::HostTest>,
 }
 
+/// Cubins assembled ahead of time, by compute capability (major × 10 + minor).
+pub type Cubins = Vec<(u32, Vec<u8>)>;
+
 /// One build of a kernel.
 #[derive(Debug)]
 pub struct Build {
     /// The PTX text.
     pub ptx: String,
-    /// Cubins assembled ahead of time, by compute capability (major × 10 + minor).
-    pub sass: Vec<(u32, Vec<u8>)>,
+    /// Cubins assembled ahead of time.
+    pub sass: Cubins,
     /// The module of the launch-selected copy alone ([`CompiledKernel::fast_ptx`]), its PTX
     /// and cubins.
-    pub fast: Option<(String, Vec<(u32, Vec<u8>)>)>,
+    pub fast: Option<(String, Cubins)>,
 }
 
 /// A runtime check in the kernel's source.

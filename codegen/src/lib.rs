@@ -48,7 +48,9 @@ mod tests;
 
 use inkwell::context::Context;
 
-pub use artifact::{build, Artifact, Build, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY};
+pub use artifact::{
+    build, Artifact, Build, Cubins, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY,
+};
 pub use check::{check_device_in, check_nesting};
 pub use cuprum_toolkit as toolkit;
 pub use ir::{HostTest, HostValue, Program};

@@ -11,6 +11,9 @@ use cudarc::driver::{CudaContext, CudaFunction, DevicePtrMut};
 use crate::device::{DeviceCore, DeviceKind};
 use crate::error::{DriverContext, Error, Result};
 
+/// Cubins by compute capability (major × 10 + minor).
+pub(crate) type Cubins<'a> = &'a [(u32, &'static [u8])];
+
 /// What a kernel's module is made of.
 pub(crate) struct Image<'a> {
     /// The PTX entry name.
@@ -22,7 +25,7 @@ pub(crate) struct Image<'a> {
     /// Whether the module has the kernel-id global (`cuprum_abi::KERNEL_ID_SYMBOL`) to fill.
     pub has_id: bool,
     /// The module of the launch-selected fast copy alone (PTX, cubins), loaded beside it.
-    pub fast: Option<(&'a str, &'a [(u32, &'static [u8])])>,
+    pub fast: Option<(&'a str, Cubins<'a>)>,
 }
 
 /// One kernel's loaded functions, one per CUDA context: the module is loaded the first time
