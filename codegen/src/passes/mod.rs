@@ -107,6 +107,24 @@ pub fn versions(program: &Program) -> Option<(Program, Program)> {
     Some((with(fast), with(checked)))
 }
 
+/// The program whose body is its launch-selected copy alone, for the module the launch runs
+/// when its test holds: the flag stays a parameter (unread), so that both modules' entries
+/// take the same arguments. `None` when the launch selects nothing.
+pub fn fast_entry(program: &Program) -> Option<Program> {
+    program.host_test.as_ref()?;
+    let body = &program.kernel.body;
+    let ExprKind::If(c, fast, Some(_)) = &body.tail.as_ref()?.kind else {
+        return None;
+    };
+    let flag = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+    if !body.stmts.is_empty() || !flag {
+        return None;
+    }
+    let mut p = program.clone();
+    p.kernel.body = fast.clone();
+    Some(p)
+}
+
 /// The program without its launch-selected copy: the body the kernel runs when the
 /// launch's test fails (the checked body, or an `unchecked` kernel's body with 64-bit
 /// indices), taking no flag; `None` when the launch selects nothing.

@@ -160,3 +160,37 @@ fn only_a_kernel_with_a_host_test_reads_the_flag() {
         "{problems:?}"
     );
 }
+
+/// The launch-selected copy also gets a module of its own, whose entry has the kernel's name
+/// and parameters (the flag among them, unread) and is that copy alone: in one function with
+/// the checked copy and its calls to the failure handler, ptxas unrolled convolve_cols' fast
+/// loop 4× where the unchecked kernel's is unrolled 8× (bench/NOTES.md, `convcols`).
+#[test]
+fn the_launch_selected_copy_has_a_module_of_its_own() {
+    let k = compile(LAPLACE);
+    let fast = k.fast_ptx.as_deref().expect("laplace has a fast module");
+    let params = |ptx: &str| -> Vec<String> {
+        let body = entry_body(ptx, "laplace");
+        let header = body.split(')').next().unwrap().to_string();
+        header
+            .lines()
+            .filter(|l| l.trim_start().starts_with(".param"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(params(fast), params(&k.ptx));
+    let body = entry_body(fast, "laplace");
+    // No test of the flag, no checked copy, no failure path.
+    assert!(!body.contains("[laplace_param_6]"), "{body}");
+    assert!(!body.contains("call"), "{body}");
+    assert!(
+        body.matches("ld.global").count() == 4 && body.matches("st.global").count() == 1,
+        "{body}"
+    );
+    // The kernel's own module keeps both copies (it runs when the test fails).
+    assert!(entry_body(&k.ptx, "laplace").contains("[laplace_param_6]"));
+    // A kernel the passes do not version has no fast module.
+    assert!(compile("fn k(x: &mut [f32]) { x[0] = 1.0; }")
+        .fast_ptx
+        .is_none());
+}
