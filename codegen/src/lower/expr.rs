@@ -522,7 +522,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let next = ok!(self.b.build_int_nuw_add(i, step, "i_next"));
         self.write(parts.place, next.into());
         let go = self.another_turn(turns, "while_cond");
-        ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        let back = ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        self.once_unrolled(back);
         self.b.position_at_end(exit);
     }
 
@@ -673,6 +674,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(latch);
         let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
+        let stepped = counted.is_some();
         let (next, go_on) = match counted {
             None if !inclusive => {
                 let next = if signed {
@@ -709,8 +711,50 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(go_on, store_bb, exit));
         self.b.position_at_end(store_bb);
         ok!(self.b.build_store(slot, next));
-        ok!(self.b.build_unconditional_branch(body_bb));
+        let back = ok!(self.b.build_unconditional_branch(body_bb));
+        if stepped {
+            self.once_unrolled(back);
+        }
         self.b.position_at_end(exit);
+    }
+
+    /// Marks the loop whose back edge is `back` (a counted loop's: LLVM knows its trip count)
+    /// so that, if LLVM unrolls it by a factor (a runtime unroll, with a remainder loop), the
+    /// unrolled loop is not unrolled again: `!llvm.loop` with
+    /// `llvm.loop.unroll.followup_unrolled` = `llvm.loop.unroll.disable`, which LLVM's
+    /// unroller gives the unrolled loop, and for which the NVPTX backend writes `.pragma
+    /// "nounroll"` after its header's label. A loop LLVM leaves rolled keeps no
+    /// `unroll.disable` (ptxas may unroll it: convolve_cols' output loop, [`crate::latch`]); a
+    /// remainder loop already gets `unroll.disable` from LLVM. Without it ptxas unrolled
+    /// reduce6's 4×-unrolled grid-stride loop again (66 global loads in SASS against Numba's
+    /// 10, 0.967 of Numba; with `nounroll` 0.991: bench/NOTES.md, 2026-12-02).
+    fn once_unrolled(&self, back: inkwell::values::InstructionValue<'ctx>) {
+        use inkwell::llvm_sys::core::{
+            LLVMGetMDKindIDInContext, LLVMMDNodeInContext2, LLVMMDStringInContext2,
+            LLVMMetadataAsValue, LLVMSetMetadata,
+        };
+        use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+        use inkwell::values::AsValueRef;
+        const LOOP: &str = "llvm.loop";
+        const FOLLOWUP: &str = "llvm.loop.unroll.followup_unrolled";
+        const DISABLE: &str = "llvm.loop.unroll.disable";
+        let ctx = self.ctx.raw();
+        // SAFETY: every node is metadata of `ctx`, the context `back` lives in; the temporary
+        // node is the loop ID's first operand until it is replaced by the ID itself (LLVM's
+        // self-referential loop ID), which also frees it.
+        unsafe {
+            let s = |x: &str| LLVMMDStringInContext2(ctx, x.as_ptr().cast(), x.len());
+            let mut disable = [s(DISABLE)];
+            let disable = LLVMMDNodeInContext2(ctx, disable.as_mut_ptr(), 1);
+            let mut followup = [s(FOLLOWUP), disable];
+            let followup = LLVMMDNodeInContext2(ctx, followup.as_mut_ptr(), 2);
+            let temp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = [temp, followup];
+            let id = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+            LLVMMetadataReplaceAllUsesWith(temp, id);
+            let kind = LLVMGetMDKindIDInContext(ctx, LOOP.as_ptr().cast(), LOOP.len() as u32);
+            LLVMSetMetadata(back.as_value_ref(), kind, LLVMMetadataAsValue(ctx, id));
+        }
     }
 
     /// `l op r` on scalars of type `s` (`r_ty` differs from `s` only for shifts).
