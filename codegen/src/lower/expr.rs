@@ -674,7 +674,6 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(latch);
         let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
-        let stepped = counted.is_some();
         let (next, go_on) = match counted {
             None if !inclusive => {
                 let next = if signed {
@@ -711,23 +710,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(go_on, store_bb, exit));
         self.b.position_at_end(store_bb);
         ok!(self.b.build_store(slot, next));
-        let back = ok!(self.b.build_unconditional_branch(body_bb));
-        if stepped {
-            self.once_unrolled(back);
-        }
+        // Not `once_unrolled`: ptxas's further unroll of a stepped loop gained (bench/NOTES.md,
+        // 2026-12-02 third session: reduce_sum lost 7% without it).
+        ok!(self.b.build_unconditional_branch(body_bb));
         self.b.position_at_end(exit);
     }
 
-    /// Marks the loop whose back edge is `back` (a counted loop's: LLVM knows its trip count)
-    /// so that, if LLVM unrolls it by a factor (a runtime unroll, with a remainder loop), the
-    /// unrolled loop is not unrolled again: `!llvm.loop` with
-    /// `llvm.loop.unroll.followup_unrolled` = `llvm.loop.unroll.disable`, which LLVM's
-    /// unroller gives the unrolled loop, and for which the NVPTX backend writes `.pragma
-    /// "nounroll"` after its header's label. A loop LLVM leaves rolled keeps no
-    /// `unroll.disable` (ptxas may unroll it: convolve_cols' output loop, [`crate::latch`]); a
-    /// remainder loop already gets `unroll.disable` from LLVM. Without it ptxas unrolled
-    /// reduce6's 4×-unrolled grid-stride loop again (66 global loads in SASS against Numba's
-    /// 10, 0.967 of Numba; with `nounroll` 0.991: bench/NOTES.md, 2026-12-02).
+    /// Marks the counted `while` loop whose back edge is `back` so that, if LLVM unrolls it by
+    /// a factor (a runtime unroll, with a remainder loop), ptxas does not unroll it again:
+    /// `!llvm.loop` with `llvm.loop.unroll.followup_unrolled` = `llvm.loop.unroll.disable`,
+    /// which LLVM's unroller gives the unrolled loop only, and for which the NVPTX backend
+    /// writes `.pragma "nounroll"` after its header's label (LLVM gives the remainder loop
+    /// `unroll.disable` itself). A loop LLVM leaves rolled gets no `unroll.disable`, so ptxas
+    /// may still unroll it (convolve_cols' output loop, [`crate::latch`]). Measured on the H200
+    /// (bench/NOTES.md, 2026-12-02 third session): reduce6's counted `while`, 4× by LLVM and
+    /// 4× again by ptxas (66 global loads in SASS), ran 2.5% faster with the pragma (10 loads,
+    /// as Numba's), from 0.98 to 1.00 of Numba; reduce_sum's stepped `for` ran 7% slower with
+    /// it, so stepped loops are not marked.
     fn once_unrolled(&self, back: inkwell::values::InstructionValue<'ctx>) {
         use inkwell::llvm_sys::core::{
             LLVMGetMDKindIDInContext, LLVMMDNodeInContext2, LLVMMDStringInContext2,
