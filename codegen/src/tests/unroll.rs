@@ -6,7 +6,7 @@
 
 use super::common;
 
-use cuprum_codegen::KernelOptions;
+use cuprum_codegen::{check, passes, KernelOptions};
 
 const NOUNROLL: &str = ".pragma \"nounroll\";";
 
@@ -107,6 +107,10 @@ fn counted_loops_left_rolled_are_not_marked() {
         out[gpu::global_id_x()] = s;
     }";
     let options = KernelOptions::parse(quote::quote!(block = 256)).unwrap();
+    let mut p = check::check_kernel(&common::parse(src), &options, &Default::default(), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    passes::optimize(&mut p, &options);
+    assert_eq!(p.kernel.counted.len(), 1, "the loop is counted");
     let ptx = common::compile_with(src, &options).unwrap().ptx;
     assert!(ptx.contains("bar.sync"), "{ptx}");
     assert!(!ptx.contains(NOUNROLL), "{ptx}");
