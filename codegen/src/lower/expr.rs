@@ -522,7 +522,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let next = ok!(self.b.build_int_nuw_add(i, step, "i_next"));
         self.write(parts.place, next.into());
         let go = self.another_turn(turns, "while_cond");
-        ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        let back = ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        self.once_unrolled(back);
         self.b.position_at_end(exit);
     }
 
@@ -709,8 +710,50 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(go_on, store_bb, exit));
         self.b.position_at_end(store_bb);
         ok!(self.b.build_store(slot, next));
+        // Not `once_unrolled`: ptxas's further unroll of a stepped loop gained (bench/NOTES.md,
+        // 2026-12-02 third session: reduce_sum lost 7% without it).
         ok!(self.b.build_unconditional_branch(body_bb));
         self.b.position_at_end(exit);
+    }
+
+    /// Marks the counted `while` loop whose back edge is `back` so that, if LLVM unrolls it by
+    /// a factor (a runtime unroll, with a remainder loop), ptxas does not unroll it again:
+    /// `!llvm.loop` with `llvm.loop.unroll.followup_unrolled` = `llvm.loop.unroll.disable`,
+    /// which LLVM's unroller gives the unrolled loop only, and for which the NVPTX backend
+    /// writes `.pragma "nounroll"` after its header's label (LLVM gives the remainder loop
+    /// `unroll.disable` itself). A loop LLVM leaves rolled gets no `unroll.disable`, so ptxas
+    /// may still unroll it (convolve_cols' output loop, [`crate::latch`]). Measured on the H200
+    /// (bench/NOTES.md, 2026-12-02 third session): reduce6's counted `while`, 4× by LLVM and
+    /// 4× again by ptxas (66 global loads in SASS), ran 2.5% faster with the pragma (10 loads,
+    /// as Numba's), from 0.98 to 1.00 of Numba; reduce_sum's stepped `for` ran 7% slower with
+    /// it, so stepped loops are not marked.
+    fn once_unrolled(&self, back: inkwell::values::InstructionValue<'ctx>) {
+        use inkwell::llvm_sys::core::{
+            LLVMGetMDKindIDInContext, LLVMMDNodeInContext2, LLVMMDStringInContext2,
+            LLVMMetadataAsValue, LLVMSetMetadata,
+        };
+        use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+        use inkwell::values::AsValueRef;
+        const LOOP: &str = "llvm.loop";
+        const FOLLOWUP: &str = "llvm.loop.unroll.followup_unrolled";
+        const DISABLE: &str = "llvm.loop.unroll.disable";
+        let ctx = self.ctx.raw();
+        // SAFETY: every node is metadata of `ctx`, the context `back` lives in; the temporary
+        // node is the loop ID's first operand until it is replaced by the ID itself (LLVM's
+        // self-referential loop ID), which also frees it.
+        unsafe {
+            let s = |x: &str| LLVMMDStringInContext2(ctx, x.as_ptr().cast(), x.len());
+            let mut disable = [s(DISABLE)];
+            let disable = LLVMMDNodeInContext2(ctx, disable.as_mut_ptr(), 1);
+            let mut followup = [s(FOLLOWUP), disable];
+            let followup = LLVMMDNodeInContext2(ctx, followup.as_mut_ptr(), 2);
+            let temp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = [temp, followup];
+            let id = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+            LLVMMetadataReplaceAllUsesWith(temp, id);
+            let kind = LLVMGetMDKindIDInContext(ctx, LOOP.as_ptr().cast(), LOOP.len() as u32);
+            LLVMSetMetadata(back.as_value_ref(), kind, LLVMMetadataAsValue(ctx, id));
+        }
     }
 
     /// `l op r` on scalars of type `s` (`r_ty` differs from `s` only for shifts).

@@ -18,3 +18,4 @@ mod param_space;
 mod report;
 mod sass;
 mod structs;
+mod unroll;
