@@ -133,6 +133,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 })
             }
             ExprKind::Binary(op, l, r, site) => {
+                if let (Some(a), Some(b)) = (fits32(l), fits32(r)) {
+                    // Both operands known to fit (`passes::compare32`): compared in 32 bits,
+                    // each computed there from its operands (`+ - *` modulo 2³²).
+                    let (x, y) = (self.narrow32(a)?, self.narrow32(b)?);
+                    let signed = l.ty.as_scalar().is_some_and(|s| s.is_signed());
+                    let s = if signed { Scalar::I32 } else { Scalar::U32 };
+                    return Some(self.binary(*op, s, &Ty::Scalar(s), x.into(), y.into(), *site));
+                }
                 let lv = self.expr(l)?;
                 let rv = self.expr(r)?;
                 let Ty::Scalar(s) = l.ty else {
@@ -143,6 +151,17 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::And(l, r) | ExprKind::Or(l, r) => {
                 let is_and = matches!(e.kind, ExprKind::And(..));
                 let lv = self.expr(l)?.into_int_value();
+                if speculable(r, &mut 16) {
+                    // Nothing to skip: both sides evaluated and combined, one condition for
+                    // LLVM and ptxas (as nvcc's `&&` of comparisons: one `EXIT` for laplace's
+                    // four-part guard, not three).
+                    let rv = self.expr(r)?.into_int_value();
+                    return Some(if is_and {
+                        ok!(self.b.build_and(lv, rv, "and")).into()
+                    } else {
+                        ok!(self.b.build_or(lv, rv, "or")).into()
+                    });
+                }
                 let from = self.b.get_insert_block().expect("positioned");
                 let rhs_bb = self.block_named("logic_rhs");
                 let merge = self.block_named("logic_end");
@@ -1068,4 +1087,46 @@ fn const_repeat<'ctx>(v: BasicValueEnum<'ctx>, n: u64) -> Option<BasicValueEnum<
 struct Turns<'ctx> {
     slot: PointerValue<'ctx>,
     last: IntValue<'ctx>,
+}
+
+/// The value a [`crate::ir::Builtin::Fits32`] wraps, when `e` is one.
+fn fits32(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Builtin(crate::ir::Builtin::Fits32, args) => args.first(),
+        _ => None,
+    }
+}
+
+/// Whether `e` may be evaluated where the program would skip it (the right side of `&&` or
+/// `||`): it reads only locals, lengths and the launch's indices, and computes with no
+/// operation that can fail or has an effect (no division, no call, no memory read through an
+/// index), in at most `budget` nodes (cheaper than a branch).
+fn speculable(e: &Expr, budget: &mut u32) -> bool {
+    use crate::ir::{Builtin, Proj};
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let place = |p: &crate::ir::Place| p.proj.iter().all(|j| matches!(j, Proj::Field(_)));
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Bool(_) => true,
+        ExprKind::Read(p) | ExprKind::Len(p) => place(p),
+        ExprKind::Field(x, _) | ExprKind::Unary(_, x) => speculable(x, budget),
+        ExprKind::Cast(x) => {
+            let int = |t: &Ty| {
+                t.as_scalar()
+                    .is_some_and(|s| s.is_int() || s == Scalar::Bool)
+            };
+            int(&x.ty) && int(&e.ty) && speculable(x, budget)
+        }
+        ExprKind::Binary(op, a, b, None) => {
+            !matches!(op, BinOp::Div | BinOp::Rem) && speculable(a, budget) && speculable(b, budget)
+        }
+        ExprKind::And(a, b) | ExprKind::Or(a, b) => speculable(a, budget) && speculable(b, budget),
+        ExprKind::Builtin(b, args) => match b {
+            Builtin::Fits32 => args.iter().all(|a| speculable(a, budget)),
+            _ => args.is_empty() && crate::passes::checks_first::index_builtin(*b),
+        },
+        _ => false,
+    }
 }

@@ -14,10 +14,13 @@
 //! - `narrow`: 32-bit index arithmetic for indices known in range when the launch has
 //!   tested the slices' lengths (after the check passes, which decide what is in range);
 //! - [`counted`]: grid-stride `while` loops proved to be counted loops (in every build,
-//!   checked or not: it changes no check).
+//!   checked or not: it changes no check);
+//! - `compare32`: comparisons of 64-bit integers computed in 32 bits where value ranges (or,
+//!   in the fast copy, the launch's test) put both operands there (every build).
 
 pub mod bounds;
 pub mod checks_first;
+mod compare32;
 pub mod counted;
 mod host;
 pub(crate) mod narrow;
@@ -39,6 +42,7 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
     for f in kernel.chain(program.functions.iter_mut()) {
         counted::run(f, launch.max_block);
     }
+    compare32::run(program, options);
 }
 
 fn check_passes(program: &mut Program, options: &KernelOptions, launch: bounds::Launch) {

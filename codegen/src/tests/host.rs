@@ -55,7 +55,12 @@ fn the_launch_tests_the_values_the_kernel_reads() {
     assert_eq!(
         values,
         [
+            HostValue::BlockDim(0),
+            HostValue::BlockDim(1),
+            HostValue::Const((1 << 31) - 1),
             HostValue::Const(1 << 31),
+            HostValue::GridDim(0),
+            HostValue::GridDim(1),
             HostValue::Len(0),
             HostValue::Len(1),
             HostValue::Scalar(2),
@@ -98,6 +103,11 @@ fn the_host_test_holds_only_when_every_access_is_in_bounds() {
         HostValue::Scalar(2) => nx,
         HostValue::Scalar(3) => ny,
         HostValue::Const(c) => *c,
+        // A block of 32 × 8 threads, one block per axis (below 2³¹ global indices: the
+        // fast copy's 32-bit comparisons, `passes::compare32`).
+        HostValue::BlockDim(0) => 32,
+        HostValue::BlockDim(1) => 8,
+        HostValue::GridDim(_) => 1,
         other => panic!("{other:?}"),
     };
     let mut held = 0;

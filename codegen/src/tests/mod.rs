@@ -4,6 +4,7 @@
 
 mod check;
 mod common;
+mod compare32;
 mod consts;
 mod counted;
 mod deterministic;
