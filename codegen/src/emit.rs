@@ -14,9 +14,33 @@ use crate::target::Target;
 /// The NVPTX triple for 64-bit addressing.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+extern "C" {
+    /// LLVM's C API (`llvm-c/Support.h`), linked with the rest of LLVM through inkwell.
+    fn LLVMParseCommandLineOptions(
+        argc: std::ffi::c_int,
+        argv: *const *const std::ffi::c_char,
+        overview: *const std::ffi::c_char,
+    );
+}
+
+/// Registers the NVPTX target and sets LLVM's one option this compiler changes,
+/// `-nvptx-short-ptr`: shared, local and constant pointers are 32 bits wide (the NVPTX data
+/// layout gains `p3:32:32-p4:32:32-p5:32:32`), as nvcc's are. Those windows are smaller than
+/// 4 GiB, so the addresses fit; loop strength reduction then counts a shared tile's byte
+/// offset in 32 bits instead of 64 (bench/NOTES.md §22), and PTX addresses them with
+/// `ld.shared.u32`-width registers. Generic pointers stay 64 bits: an `addrspacecast` from
+/// shared to generic widens (`cvt.u64.u32` + `cvta.shared.u64`). LLVM's options are global to
+/// its copy in this process (linked statically, so not rustc's) and may be parsed only once;
+/// the option is read when a target machine is created, so it is set before the first one.
 fn init_nvptx() {
     static INIT: Once = Once::new();
-    INIT.call_once(|| LlvmTarget::initialize_nvptx(&InitializationConfig::default()));
+    INIT.call_once(|| {
+        LlvmTarget::initialize_nvptx(&InitializationConfig::default());
+        let args = [c"cuprum".as_ptr(), c"-nvptx-short-ptr".as_ptr()];
+        // SAFETY: two valid NUL-terminated strings that live for the whole call; LLVM copies
+        // what it keeps. Called once per process (the `Once`), before any target machine.
+        unsafe { LLVMParseCommandLineOptions(2, args.as_ptr(), c"".as_ptr()) };
+    });
 }
 
 /// Verifies, optimises (`default<O3>`) and prints a module as PTX for `target`, its loops'
