@@ -465,7 +465,11 @@ impl Pass<'_> {
     fn len_over(&self, e: &Expr) -> Option<(LocalId, i128)> {
         let k = self.key(e)?;
         let (len, d) = k.strip_prefix('(')?.strip_suffix(')')?.split_once(" / ")?;
-        let id: LocalId = len.strip_prefix("len(l")?.strip_suffix("#)")?.parse().ok()?;
+        let id: LocalId = len
+            .strip_prefix("len(l")?
+            .strip_suffix("#)")?
+            .parse()
+            .ok()?;
         let d: i128 = d.parse().ok()?;
         (d > 1 && matches!(self.f.locals.get(id)?.ty, Ty::Slice { .. })).then_some((id, d))
     }
