@@ -651,6 +651,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .expect("integer loop variable");
         self.slots[var] = Slot::Mem(slot);
         ok!(self.b.build_store(slot, sv));
+        // `for k in a..N` over a 64-bit unsigned type with a constant `N < 2³²`: every turn's
+        // `k` and `k + 1` are at most `N`, so the loop counts in 32 bits (`ctr`) and each turn
+        // stores `zext(ctr)` into `k`. LLVM keeps an `i64` counter as it is given, and a shared
+        // tile's 32-bit address (`-nvptx-short-ptr`) cannot serve as its exit test; with an
+        // `i32` counter loop strength reduction folds the two into one 32-bit register, as
+        // nvcc's `int k` gives (bench/NOTES.md §22). A start past `N` never enters.
+        let narrow = (step.is_none() && !inclusive && !signed && int_t.get_bit_width() == 64)
+            .then(|| ev.get_zero_extended_constant())
+            .flatten()
+            .filter(|&n| n <= u64::from(u32::MAX));
+        let i32t = self.ctx.i32_type();
+        let ctr = narrow.map(|_| {
+            let ctr = self.alloca(&Ty::Scalar(Scalar::U32), "ctr").expect("u32");
+            let c0 = ok!(self.b.build_int_truncate(sv, i32t, "ctr0"));
+            ok!(self.b.build_store(ctr, c0));
+            ctr
+        });
         let (body_bb, latch, exit) = self.loop_blocks(id, "for");
         let enter =
             ok!(self
@@ -678,6 +695,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(enter, body_bb, exit));
 
         self.b.position_at_end(body_bb);
+        if let Some(ctr) = ctr {
+            let c = ok!(self.b.build_load(i32t, ctr, "k32")).into_int_value();
+            let k = ok!(self.b.build_int_z_extend(c, int_t, "k"));
+            ok!(self.b.build_store(slot, k));
+        }
         if counted.is_some() {
             let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
             let within =
@@ -693,6 +715,25 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(latch);
         let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
+        if let (Some(ctr), Some(n)) = (ctr, narrow) {
+            let c = ok!(self.b.build_load(i32t, ctr, "k32")).into_int_value();
+            let next = ok!(self
+                .b
+                .build_int_nuw_add(c, i32t.const_int(1, false), "k32_next"));
+            let go = ok!(self.b.build_int_compare(
+                IntPredicate::ULT,
+                next,
+                i32t.const_int(n, false),
+                "for_cond"
+            ));
+            let store_bb = self.block_named("for_step");
+            ok!(self.b.build_conditional_branch(go, store_bb, exit));
+            self.b.position_at_end(store_bb);
+            ok!(self.b.build_store(ctr, next));
+            ok!(self.b.build_unconditional_branch(body_bb));
+            self.b.position_at_end(exit);
+            return;
+        }
         let (next, go_on) = match counted {
             None if !inclusive => {
                 let next = if signed {

@@ -494,6 +494,20 @@ impl Pass<'_> {
         matches!(self.f.locals.get(id)?.ty, Ty::Slice { .. }).then_some(id)
     }
 
+    /// `(s, d)` when `e` is `s.len() / d` for a slice `s` and a constant `d > 1` (or an
+    /// immutable local bound to it).
+    fn len_over(&self, e: &Expr) -> Option<(LocalId, i128)> {
+        let k = self.key(e)?;
+        let (len, d) = k.strip_prefix('(')?.strip_suffix(')')?.split_once(" / ")?;
+        let id: LocalId = len
+            .strip_prefix("len(l")?
+            .strip_suffix("#)")?
+            .parse()
+            .ok()?;
+        let d: i128 = d.parse().ok()?;
+        (d > 1 && matches!(self.f.locals.get(id)?.ty, Ty::Slice { .. })).then_some((id, d))
+    }
+
     /// The built-in whose `Dim3` `e` is (`thread_idx()`, or a local bound to it).
     fn dim3_builtin(&self, e: &Expr) -> Option<Builtin> {
         let k = self.key(e)?;
@@ -1007,6 +1021,13 @@ impl Pass<'_> {
         if let (Some(k), Some(p)) = (self.key(x), &ceiling) {
             env.ub.push((k, p.clone()));
         }
+        // `x < len(s) / d`: `d * x <= d * (len(s) / d) - d <= len(s) - d`, so `d * x` (which
+        // cannot wrap) plus up to `d - 1` is below `len(s)`: `d` elements per index (nbody's
+        // bodies of four floats).
+        if let (true, Some((s, d)), Some(k)) = (strict, self.len_over(y), self.key(x)) {
+            env.lens.push((format!("({d} * {k})"), s, d - 1));
+            env.lens.push((format!("({k} * {d})"), s, d - 1));
+        }
         if c != 0 {
             let rb = self.range(b, env);
             let t = type_range(&x.ty);
@@ -1052,6 +1073,27 @@ impl Pass<'_> {
                 });
                 if whole && type_range(&index.ty).0 >= 0 {
                     return true;
+                }
+                // `b + e` with `e` between 0 and `hi` (a loop variable: `4 * j + c` for
+                // `c in 0..4`) and `b + hi` below the length, where `b + e` cannot wrap.
+                if let ExprKind::Binary(BinOp::Add, l, r, None) = &index.kind {
+                    for (b, e) in [(l, r), (r, l)] {
+                        let (rb, re) = (self.range(b, env), self.range(e, env));
+                        let Some(k) = self.key(b) else { continue };
+                        if re.0 >= 0
+                            && rb.0 >= 0
+                            && rb
+                                .1
+                                .checked_add(re.1)
+                                .is_some_and(|hi| hi <= type_range(&index.ty).1)
+                            && env
+                                .lens
+                                .iter()
+                                .any(|(key, s, kk)| *s == base && *key == k && *kk >= re.1)
+                        {
+                            return true;
+                        }
+                    }
                 }
                 let (b, c) = split_offset(index);
                 let rb = self.range(b, env);
