@@ -205,6 +205,42 @@ fn shared_memory_kernels_use_the_shared_space() {
     assert!(atomics::shared_atomics::PTX.contains("atom.shared.add.u64"));
 }
 
+/// Shared addresses are 32 bits (`-nvptx-short-ptr`, as nvcc's): no access to shared memory
+/// takes a 64-bit address register, and the one conversion to a generic pointer (a
+/// system-scope atomic, NVVM's generic intrinsic) widens the 32-bit address before
+/// `cvta.shared.u64`.
+#[test]
+fn shared_addresses_are_32_bits() {
+    for (name, _, ptx) in kernels() {
+        for line in ptx.lines().map(str::trim) {
+            let op = line.split_whitespace().next().unwrap_or("");
+            if [".shared.", ".local.", ".const."]
+                .iter()
+                .any(|space| op.contains(space))
+            {
+                assert!(
+                    !line.contains("[%rd"),
+                    "{name}: a 64-bit address in a 32-bit space: {line}"
+                );
+            }
+        }
+    }
+    let ptx = atomics::shared_atomics::PTX;
+    let cvta = ptx
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cvta.shared.u64"))
+        .expect("the system-scope atomic converts its shared address");
+    let src = cvta.trim_end_matches(';').rsplit(", ").next().unwrap();
+    assert!(
+        ptx.lines()
+            .map(str::trim)
+            .any(|l| l.starts_with("cvt.u64.u32") && l.contains(&format!("{src},"))),
+        "{src} is the widened 32-bit address"
+    );
+    assert!(ptx.contains("atom.sys.add.u64"), "{ptx}");
+}
+
 /// `gpu::atomic_load` is a relaxed load at its scope (global at device and system scope; on
 /// shared memory block scope is device scope, as for the other atomics), not a
 /// read-modify-write.

@@ -113,7 +113,7 @@ fn atomics_on_shared_memory() -> cuprum::Result<()> {
         let mut r = fastrand::Rng::new();
         let v: Vec<u32> = (0..n).map(|_| r.u32(1..100_000)).collect();
         let dv = stream.to_device(&v)?;
-        let mut out = stream.to_device(&[0u64, 0, u64::MAX, 0])?;
+        let mut out = stream.to_device(&[0u64, 0, u64::MAX, 0, 0])?;
         launch!(shared_atomics<<<12, 256, stream>>>(&mut out, &dv))?;
         let got = stream.to_host(&out)?;
         let bits = v.iter().fold(0u64, |a, &x| a | 1u64 << (x as u64 % 64));
@@ -123,7 +123,8 @@ fn atomics_on_shared_memory() -> cuprum::Result<()> {
                 v.iter().map(|&x| x as u64).sum(),
                 *v.iter().max().unwrap() as u64,
                 *v.iter().min().unwrap() as u64,
-                bits
+                bits,
+                v.iter().map(|&x| x as u64).sum(),
             ]
         );
     }

@@ -623,3 +623,38 @@ fn indices_are_computed_in_32_bits_only_when_the_lengths_allow() -> cuprum::Resu
     }
     Ok(())
 }
+
+/// 32-bit comparisons in the launch-selected copy (`passes::compare32`) only where the launch
+/// tested their operands: `below_bound`'s `i + 1 < bound` for bounds below 2³¹ (the copy, every
+/// operand confirmed by the simulator to fit) and past 2³² (the checked body: compared in 32
+/// bits, `bound`'s low bits would stop the count early: wrong values, or on the simulator an
+/// internal error).
+#[test]
+fn comparisons_are_computed_in_32_bits_only_when_the_launch_allows() -> cuprum::Result<()> {
+    for dev in backends()? {
+        let stream = dev.new_stream()?;
+        let mut rng = fastrand::Rng::new();
+        let n = if on_gpu(&dev) { 100_000 } else { 3000 } + rng.usize(0..100);
+        let inp: Vec<u32> = random_u32(n).iter().map(|x| x >> 2).collect();
+        let d = stream.to_device(&inp)?;
+        let big = (1usize << 32) + rng.usize(1..100);
+        for bound in [
+            rng.usize(0..n),
+            (1 << 31) - 1,
+            1 << 31,
+            big,
+            (1 << 33) + 7,
+            usize::MAX,
+        ] {
+            let mut out = stream.to_device(&vec![0u32; n])?;
+            let grid = LaunchConfig::for_elements(n, 256).grid;
+            launch!(below_bound<<<grid, 256, stream>>>(&mut out, &d, bound))?;
+            let got = stream.to_host(&out)?;
+            for i in 0..n {
+                let want = inp[i] + u32::from(i + 1 < bound);
+                assert_eq!(got[i], want, "element {i} of {n}, bound {bound}");
+            }
+        }
+    }
+    Ok(())
+}

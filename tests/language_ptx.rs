@@ -47,9 +47,25 @@ fn language_ptx_snapshots() {
     }
 }
 
+/// The fast module of convolve_cols (its launch-selected copy alone, which the launch runs when
+/// its versioning test holds): the output loop is whole, for ptxas to unroll as in the
+/// unchecked kernel (bench/NOTES.md, `convcols`).
+#[test]
+fn convolve_cols_fast_module_snapshot() {
+    let ptx = convolution::convolve_cols::FAST_PTX.expect("convolve_cols has a fast module");
+    assert!(!ptx.contains("__cuprum_panic"), "{ptx}");
+    insta::assert_snapshot!("convolution__convolve_cols_fast", ptx);
+}
+
 #[test]
 fn ptxas_accepts_every_language_kernel() {
     cuprum_testkit::assert_ptxas_accepts(&kernels());
+    let fast = convolution::convolve_cols::FAST_PTX.expect("a fast module");
+    cuprum_testkit::assert_ptxas_accepts(&[(
+        "convolution__convolve_cols_fast",
+        convolution::convolve_cols::NAME,
+        fast,
+    )]);
 }
 
 #[test]

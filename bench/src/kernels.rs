@@ -20,6 +20,15 @@ macro_rules! examples {
                 (stringify!($twin), $twin $(::<$($g),*>)? ::PTX),
             )+)*]
         }
+
+        /// (file name, PTX) of the fast module of every suite kernel that has one.
+        fn fast_ptx() -> Vec<(&'static str, &'static str)> {
+            let all: Vec<(&'static str, Option<&'static str>)> = vec![$($(
+                (stringify!($kernel), $kernel $(::<$($g),*>)? ::FAST_PTX),
+                (stringify!($twin), $twin $(::<$($g),*>)? ::FAST_PTX),
+            )+)*];
+            all.into_iter().filter_map(|(n, p)| Some((n, p?))).collect()
+        }
     };
 }
 
@@ -44,11 +53,14 @@ examples! {
     ex_nbody = "../../examples/nbody_tile.rs": nbody / nbody_unchecked;
 }
 
-/// Writes the PTX of every suite kernel to `dir/<kernel>.ptx` (twins: `<kernel>_unchecked.ptx`).
+/// Writes the PTX of every suite kernel to `dir/<kernel>.ptx` (twins: `<kernel>_unchecked.ptx`;
+/// a kernel's fast module, which its launch runs when its versioning test holds:
+/// `<kernel>.fast.ptx`).
 pub fn write_ptx(dir: &std::path::Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    for (name, ptx) in all_ptx() {
-        let path = dir.join(format!("{name}.ptx"));
+    let fast = fast_ptx().into_iter().map(|(n, p)| (n, p, ".fast"));
+    for (name, ptx, suffix) in all_ptx().into_iter().map(|(n, p)| (n, p, "")).chain(fast) {
+        let path = dir.join(format!("{name}{suffix}.ptx"));
         std::fs::write(&path, ptx).map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     Ok(())

@@ -109,13 +109,19 @@ pub struct Artifact {
     pub host_test: Option<crate::ir::HostTest>,
 }
 
+/// Cubins assembled ahead of time, by compute capability (major × 10 + minor).
+pub type Cubins = Vec<(u32, Vec<u8>)>;
+
 /// One build of a kernel.
 #[derive(Debug)]
 pub struct Build {
     /// The PTX text.
     pub ptx: String,
-    /// Cubins assembled ahead of time, by compute capability (major × 10 + minor).
-    pub sass: Vec<(u32, Vec<u8>)>,
+    /// Cubins assembled ahead of time.
+    pub sass: Cubins,
+    /// The module of the launch-selected copy alone ([`CompiledKernel::fast_ptx`]), its PTX
+    /// and cubins.
+    pub fast: Option<(String, Cubins)>,
 }
 
 /// A runtime check in the kernel's source.
@@ -202,14 +208,22 @@ pub fn build(
             .map(|a| Ok((a.cc, sass::assemble(ptx, a, ptxas).map_err(sass_error)?)))
             .collect()
     };
+    let fast = |ptx: &Option<String>| -> Result<_, syn::Error> {
+        match ptx {
+            Some(p) => Ok(Some((p.clone(), assemble(p)?))),
+            None => Ok(None),
+        }
+    };
     let build = Build {
         sass: assemble(&k.ptx)?,
         ptx: k.ptx.clone(),
+        fast: fast(&k.fast_ptx)?,
     };
     let release = match &k.release {
         Some(r) => Some(Build {
             sass: assemble(&r.ptx)?,
             ptx: r.ptx.clone(),
+            fast: fast(&r.fast_ptx)?,
         }),
         None => None,
     };

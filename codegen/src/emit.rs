@@ -14,9 +14,48 @@ use crate::target::Target;
 /// The NVPTX triple for 64-bit addressing.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+extern "C" {
+    /// LLVM's C API (`llvm-c/Support.h`), linked with the rest of LLVM through inkwell.
+    fn LLVMParseCommandLineOptions(
+        argc: std::ffi::c_int,
+        argv: *const *const std::ffi::c_char,
+        overview: *const std::ffi::c_char,
+    );
+}
+
+/// Registers the NVPTX target and sets the two LLVM options this compiler changes:
+///
+/// - `-nvptx-short-ptr`: shared, local and constant pointers are 32 bits wide (the NVPTX data
+///   layout gains `p3:32:32-p4:32:32-p5:32:32`), as nvcc's are. Those windows are smaller
+///   than 4 GiB, so the addresses fit; loop strength reduction then counts a shared tile's
+///   byte offset in 32 bits instead of 64 (bench/NOTES.md §22), and PTX addresses them with
+///   32-bit registers. Generic pointers stay 64 bits: an `addrspacecast` from shared to
+///   generic widens (`cvt.u64.u32` + `cvta.shared.u64`).
+/// - `-unroll-partial-threshold=70`: the size budget of partial and runtime unrolling, 75
+///   for NVPTX (a quarter of O3's full-unroll threshold). With 32-bit shared addresses the
+///   histogram's grid-stride loop (a byte load and a shared atomic per element) fit 8 copies
+///   in 75 where it had been unrolled 4×, and ptxas, holding it to 32 registers, then kept
+///   three loads in flight instead of four: 6% slower on the H200. At 70 it is unrolled 4×
+///   again (as on main), and no other bench kernel's PTX changes. (`-unroll-max-count=4`
+///   did the same for the histogram but also stopped the 8× unrolling that lets SROA keep
+///   small local arrays in registers: bench/NOTES.md, branch `nbody`.)
+///
+/// LLVM's options are global to its copy in this process (linked statically, so not
+/// rustc's) and may be parsed only once; they are read when a target machine or a pass
+/// pipeline is created, so they are set before the first one.
 fn init_nvptx() {
     static INIT: Once = Once::new();
-    INIT.call_once(|| LlvmTarget::initialize_nvptx(&InitializationConfig::default()));
+    INIT.call_once(|| {
+        LlvmTarget::initialize_nvptx(&InitializationConfig::default());
+        let args = [
+            c"cuprum".as_ptr(),
+            c"-nvptx-short-ptr".as_ptr(),
+            c"-unroll-partial-threshold=70".as_ptr(),
+        ];
+        // SAFETY: valid NUL-terminated strings that live for the whole call; LLVM copies
+        // what it keeps. Called once per process (the `Once`), before any target machine.
+        unsafe { LLVMParseCommandLineOptions(args.len() as _, args.as_ptr(), c"".as_ptr()) };
+    });
 }
 
 /// Verifies, optimises (`default<O3>`) and prints a module as PTX for `target`, its loops'
@@ -60,6 +99,34 @@ mod tests {
 
     use super::*;
     use crate::ty::{struct_layout, Scalar, StructDef, Ty};
+
+    /// `-nvptx-short-ptr` took: shared (3), constant (4) and local (5) pointers are 32 bits,
+    /// global and generic ones 64.
+    #[test]
+    fn shared_local_and_constant_pointers_are_32_bits() {
+        init_nvptx();
+        let triple = TargetTriple::create(TRIPLE);
+        let tm = LlvmTarget::from_triple(&triple)
+            .unwrap()
+            .create_target_machine(
+                &triple,
+                "sm_80",
+                "",
+                OptimizationLevel::None,
+                RelocMode::Default,
+                CodeModel::Default,
+            )
+            .unwrap();
+        let layout = tm.get_target_data().get_data_layout();
+        let layout = layout.as_str().to_str().unwrap();
+        for space in ["p3:32:32", "p4:32:32", "p5:32:32"] {
+            assert!(layout.contains(space), "{layout}");
+        }
+        assert!(
+            !layout.contains("p:32") && !layout.contains("p1:32"),
+            "{layout}"
+        );
+    }
 
     /// The struct layout the checker and the host assertions use is the one LLVM's NVPTX data
     /// layout gives the struct types the lowering makes.

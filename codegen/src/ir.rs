@@ -451,6 +451,11 @@ pub enum Builtin {
     /// in 32 bits and widened (`+ - *` agree modulo 2³²); the length is not evaluated. Its
     /// value is the index; the simulator confirms that it fits.
     Narrow,
+    /// Not written by users: `(x)`, a 64-bit integer that `passes::compare32` knows to lie
+    /// in 32 bits where it stands (`u32`'s range when unsigned, `i32`'s when signed); a
+    /// comparison whose operands are both so wrapped is computed in 32 bits. Its value is
+    /// `x`; the simulator confirms that it fits.
+    Fits32,
     /// `gpu::fast::*`: the hardware approximations for `f32`.
     Fast(FastFn),
     /// A math function on floats or integers (the method's name); the receiver is the first

@@ -294,3 +294,58 @@ fn function(f: &mut [Option<String>]) {
         f[j] = (!falls_to_exit).then(|| format!("{indent}bra.uni \t{exit};"));
     }
 }
+
+/// The natural loops of `ptx`'s functions, by back edge (`b → h`, `h` dominating `b`): each
+/// header's label and the lines of the loop's blocks, in order (for tests reading loops in
+/// PTX: which loops carry `.pragma "nounroll"`, what they hold).
+#[cfg(test)]
+pub(crate) fn loops(ptx: &str) -> Vec<(String, Vec<String>)> {
+    let lines: Vec<Option<String>> = ptx.lines().map(|l| Some(l.to_string())).collect();
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.as_deref().is_some_and(is_function_start))
+        .map(|(i, _)| i)
+        .collect();
+    let mut out = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let f = &lines[start..starts.get(k + 1).copied().unwrap_or(lines.len())];
+        let Some(cfg) = cfg(f) else { continue };
+        let dom = dominators(&cfg.succs);
+        let n = cfg.succs.len();
+        let mut preds = vec![Vec::new(); n];
+        for (b, ss) in cfg.succs.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        for h in 0..n {
+            let mut body = vec![false; n];
+            body[h] = true;
+            let mut work: Vec<usize> = preds[h].iter().copied().filter(|&b| dom[b][h]).collect();
+            if work.is_empty() {
+                continue;
+            }
+            while let Some(b) = work.pop() {
+                if !std::mem::replace(&mut body[b], true) {
+                    work.extend(preds[b].iter().copied());
+                }
+            }
+            let mut header = None;
+            let mut held = Vec::new();
+            for (i, l) in f.iter().enumerate() {
+                let (Some(b), Some(l)) = (cfg.block_of[i], l.as_deref()) else {
+                    continue;
+                };
+                if b == h && header.is_none() {
+                    header = label(l).map(str::to_string);
+                }
+                if body[b] {
+                    held.push(l.to_string());
+                }
+            }
+            out.push((header.unwrap_or_default(), held));
+        }
+    }
+    out
+}

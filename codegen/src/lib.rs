@@ -48,7 +48,9 @@ mod tests;
 
 use inkwell::context::Context;
 
-pub use artifact::{build, Artifact, Build, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY};
+pub use artifact::{
+    build, Artifact, Build, Cubins, ItemUse, Sim, Site, StructLayout, Toolchain, SIM_BODY,
+};
 pub use check::{check_device_in, check_nesting};
 pub use cuprum_toolkit as toolkit;
 pub use ir::{HostTest, HostValue, Program};
@@ -67,6 +69,13 @@ pub struct CompiledKernel {
     pub program: Program,
     /// The target the PTX is for.
     pub target: Target,
+    /// For a kernel whose fast copy the launch selects (`program.host_test`): the PTX of a
+    /// module whose entry is that copy alone, with the same name and parameters (the flag
+    /// among them, unread). The launch runs it when the test holds, `ptx`'s entry otherwise:
+    /// in a function that also holds the checked copy and its calls to the failure handler,
+    /// ptxas unrolls the fast copy's loops less than in the unchecked kernel (bench/NOTES.md,
+    /// `convcols`).
+    pub fast_ptx: Option<String>,
     /// For a kernel with `debug_assert*!`: the PTX without them (`ptx` has them), which a
     /// crate built without debug assertions loads.
     pub release: Option<Release>,
@@ -77,6 +86,8 @@ pub struct CompiledKernel {
 pub struct Release {
     /// The PTX text.
     pub ptx: String,
+    /// Its fast module, as [`CompiledKernel::fast_ptx`].
+    pub fast_ptx: Option<String>,
 }
 
 /// What to compile: a kernel, the device functions its calls resolve to, and for a generic
@@ -200,6 +211,12 @@ pub fn compile_with(
             ptx = checked_ptx;
         }
     }
+    let fast = passes::fast_entry(&program);
+    let emit_fast = |o: &KernelOptions| match &fast {
+        Some(f) => lower_and_emit(f, o, &name, &target, item, libdevice).map(Some),
+        None => Ok(None),
+    };
+    let fast_ptx = emit_fast(options)?;
     let release = if program.has_debug_assertions() {
         let without = KernelOptions {
             debug_assertions: false,
@@ -207,6 +224,7 @@ pub fn compile_with(
         };
         Some(Release {
             ptx: lower_and_emit(&program, &without, &name, &target, item, libdevice)?,
+            fast_ptx: emit_fast(&without)?,
         })
     } else {
         None
@@ -214,6 +232,7 @@ pub fn compile_with(
     Ok(CompiledKernel {
         name,
         ptx,
+        fast_ptx,
         program,
         target,
         release,

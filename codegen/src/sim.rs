@@ -939,6 +939,12 @@ impl Emitter<'_> {
                 let (v, len) = (&vals[0], &vals[1]);
                 quote!(__t.narrowed(#v, #len, #loc)?)
             }
+            Builtin::Fits32 => {
+                let loc = self.loc(span);
+                let v = &vals[0];
+                let signed = args[0].ty.as_scalar().is_some_and(|s| s.is_signed());
+                quote!({ let __v = #v; __t.fits32(__v as i128, #signed, #loc)?; __v })
+            }
             Builtin::LaneMask(m) => {
                 // As u64, so that lane 31's `le` does not overflow.
                 let mask = match m {

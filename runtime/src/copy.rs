@@ -98,8 +98,14 @@ impl Stream {
         }
     }
 
-    /// Waits for the stream's work, then copies a buffer (or view) into a new `Vec`. For an
+    /// Copies a buffer (or view) into a new `Vec` once the stream's work has finished. For an
     /// element type holding an enum, every element's bits are checked first.
+    ///
+    /// On a GPU the copy is queued behind the stream's work at once and the stream is then
+    /// synchronized, which reports a failed check of a kernel before it (the copied values are
+    /// then dropped): one wait for the GPU, with no idle gap while the host wakes up to queue
+    /// the copy (bench/NOTES.md, branch `cvtsum`). Element types holding an enum wait first
+    /// and copy after, since their bits are checked on arrival.
     ///
     /// # Errors
     /// [`Error::KernelPanic`] when a kernel on this stream failed a check; a buffer of another
@@ -108,49 +114,31 @@ impl Stream {
     /// [`as_repr_mut`](crate::DeviceBuffer::as_repr_mut), say).
     pub fn to_host<T: Element>(&self, src: &(impl DeviceSlice<T> + ?Sized)) -> Result<Vec<T>> {
         self.check_not_capturing("to_host")?;
-        self.synchronize()?;
         let view = src.__view();
         self.check_device("to_host", view.device())?;
         match (&self.core.kind, &view.repr) {
-            (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => Ok(Vec::new()),
-            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) if T::CHECKED => {
-                view.before_use(cuda)?;
-                checked_dtoh(cuda, v)
-            }
-            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
-                view.before_use(cuda)?;
-                let out = cuda.clone_dtoh(v).during("copying to the host")?;
-                // The copy waited for writes on other streams; the data is there once it is.
-                cuda.synchronize().during("copying to the host")?;
-                Ok(out)
-            }
-            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => sim_to_vec(v),
-            _ => unreachable!("a device's buffers have its kind"),
-        }
-    }
-
-    /// [`to_host`](Self::to_host) of a result the stream's queued work computes, with one wait
-    /// for the GPU instead of two: the copy is queued behind that work at once (a copy into
-    /// ordinary memory returns once it is done), then the stream is synchronized, which reports
-    /// a failed check of a kernel before it (the copied values are then dropped). `to_host`
-    /// synchronizes first and copies after, which leaves the GPU idle while the host wakes up
-    /// and queues the copy. For the algorithms' one-element results (bench/NOTES.md, branch
-    /// `cvtsum`); element types holding an enum, and the simulator, go through `to_host`.
-    pub(crate) fn result_to_host<T: Element>(
-        &self,
-        src: &(impl DeviceSlice<T> + ?Sized),
-    ) -> Result<Vec<T>> {
-        let view = src.__view();
-        match (&self.core.kind, &view.repr) {
             (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) if !T::CHECKED && !v.is_empty() => {
-                self.check_not_capturing("to_host")?;
-                self.check_device("to_host", view.device())?;
                 view.before_use(cuda)?;
+                // The copy waits for the stream's work and for writes on other streams
+                // (`before_use`); the synchronization after it reports failed checks.
                 let out = cuda.clone_dtoh(v).during("copying to the host")?;
                 self.synchronize()?;
                 Ok(out)
             }
-            _ => self.to_host(src),
+            (StreamKind::Gpu { .. }, Repr::Gpu(v)) if v.is_empty() => {
+                self.synchronize()?;
+                Ok(Vec::new())
+            }
+            (StreamKind::Gpu { cuda, .. }, Repr::Gpu(v)) => {
+                self.synchronize()?;
+                view.before_use(cuda)?;
+                checked_dtoh(cuda, v)
+            }
+            (StreamKind::Sim { .. }, Repr::Sim(v, _)) => {
+                self.synchronize()?;
+                sim_to_vec(v)
+            }
+            _ => unreachable!("a device's buffers have its kind"),
         }
     }
 

@@ -81,6 +81,8 @@ pub struct GpuStream<'a> {
 pub struct GpuLaunch<'a> {
     cuda: &'a CudaStream,
     function: CudaFunction,
+    /// The entry of the kernel's fast module, when it has one (`KernelInfo::fast_ptx`).
+    fast: Option<CudaFunction>,
     config: cudarc::driver::LaunchConfig,
     panic_arg: Option<u64>,
     /// The grid barrier's zeroed word (cooperative kernels): allocated on the stream for this
@@ -331,6 +333,7 @@ impl<'a> GpuStream<'a> {
         Ok(Some(GpuLaunch {
             cuda: self.cuda,
             function: loaded.function,
+            fast: loaded.fast,
             config: cudarc::driver::LaunchConfig {
                 grid_dim: d(config.grid),
                 block_dim: d(config.block),
@@ -536,13 +539,24 @@ impl SimStream<'_> {
 }
 
 impl GpuLaunch<'_> {
+    /// The launch of a kernel whose fast copy the launch selects: with `fast` (the kernel's
+    /// versioning test held for this launch's arguments) it runs the fast module's entry,
+    /// which is that copy alone, else the kernel's module. Both take the same arguments.
+    pub fn select(mut self, fast: bool) -> Self {
+        if let (true, Some(f)) = (fast, self.fast.take()) {
+            self.function = f;
+        }
+        self
+    }
+
     /// Launches the kernel with `args`, then the hidden parameters (the panic record's
     /// address for a checked kernel, the grid barrier's word for a cooperative one).
     ///
     /// # Safety
     /// `args` are the kernel's parameters, in order, each of its parameter's type: made by
     /// [`KernelArg::gpu`] on this launch's stream from the kernel's checked signature, as the
-    /// `launch` of a `#[kernel]` expansion does.
+    /// `launch` of a `#[kernel]` expansion does; and [`GpuLaunch::select`]ed `fast` only when
+    /// the kernel's versioning test holds for them (the fast copy omits the checks it proves).
     pub unsafe fn launch(&self, args: &[&dyn GpuArg]) -> Result<()> {
         let mut builder = self.cuda.launch_builder(&self.function);
         for a in args {

@@ -11,6 +11,9 @@ use cudarc::driver::{CudaContext, CudaFunction, DevicePtrMut};
 use crate::device::{DeviceCore, DeviceKind};
 use crate::error::{DriverContext, Error, Result};
 
+/// Cubins by compute capability (major × 10 + minor).
+pub(crate) type Cubins<'a> = &'a [(u32, &'static [u8])];
+
 /// What a kernel's module is made of.
 pub(crate) struct Image<'a> {
     /// The PTX entry name.
@@ -21,6 +24,8 @@ pub(crate) struct Image<'a> {
     pub sass: &'a [(u32, &'static [u8])],
     /// Whether the module has the kernel-id global (`cuprum_abi::KERNEL_ID_SYMBOL`) to fill.
     pub has_id: bool,
+    /// The module of the launch-selected fast copy alone (PTX, cubins), loaded beside it.
+    pub fast: Option<(&'a str, Cubins<'a>)>,
 }
 
 /// One kernel's loaded functions, one per CUDA context: the module is loaded the first time
@@ -35,6 +40,8 @@ pub struct FunctionCache {
 #[derive(Clone)]
 pub(crate) struct Loaded {
     pub function: CudaFunction,
+    /// The fast module's entry ([`Image::fast`]), which the launch runs when its test holds.
+    pub fast: Option<CudaFunction>,
     /// Bytes of static shared memory the function uses.
     pub static_shared: u32,
     /// The most threads per block the compiled function can run (registers permitting).
@@ -80,9 +87,29 @@ impl FunctionCache {
                 id
             }
         };
-        let (function, [static_shared, max_threads, dynamic_default]) =
+        let (function, [mut static_shared, mut max_threads, mut dynamic_default]) =
             load_function(ctx, dev, image, id)?;
+        // Either function may run a launch: limits are the tighter of the two.
+        let fast = match image.fast {
+            Some((ptx, sass)) => {
+                let fast_image = Image {
+                    name: image.name,
+                    ptx,
+                    sass,
+                    // A fast copy without checks has no failure path, nor the id's global.
+                    has_id: image.has_id && ptx.contains(cuprum_abi::KERNEL_ID_SYMBOL),
+                    fast: None,
+                };
+                let (f, [shared, threads, dynamic]) = load_function(ctx, dev, &fast_image, id)?;
+                static_shared = static_shared.max(shared);
+                max_threads = max_threads.min(threads);
+                dynamic_default = dynamic_default.min(dynamic);
+                Some(f)
+            }
+            None => None,
+        };
         let loaded = Loaded {
+            fast,
             static_shared,
             max_threads,
             dynamic_default,
@@ -104,12 +131,13 @@ impl Loaded {
         }
         let mut limit = self.dynamic_limit.lock().unwrap_or_else(|e| e.into_inner());
         if *limit < bytes {
-            self.function
-                .set_attribute(
+            for f in std::iter::once(&self.function).chain(&self.fast) {
+                f.set_attribute(
                     FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     bytes as i32,
                 )
                 .during("raising the kernel's dynamic shared memory limit")?;
+            }
             *limit = bytes;
         }
         Ok(())

@@ -62,6 +62,11 @@ pub struct KernelInfo {
     /// minor): a device of exactly that capability loads the cubin instead of compiling the
     /// PTX.
     pub sass: &'static [(u32, &'static [u8])],
+    /// A kernel whose fast copy the launch selects: the PTX module whose entry (same name,
+    /// same parameters) is that copy alone, which the launch runs when its test holds.
+    pub fast_ptx: Option<&'static str>,
+    /// Cubins of the fast module, as [`KernelInfo::sass`].
+    pub fast_sass: &'static [(u32, &'static [u8])],
 }
 
 /// Every kernel launched on a GPU, by kernel id - 1 (0 is the id of a module nobody
@@ -101,6 +106,7 @@ impl KernelInfo {
             ptx: self.ptx,
             sass: self.sass,
             has_id: self.checked,
+            fast: self.fast_ptx.map(|ptx| (ptx, self.fast_sass)),
         };
         (self.cache)().get(dev, &image, || register(self))
     }
@@ -125,6 +131,8 @@ mod tests {
             cooperative: false,
             shared: &[],
             sass: &[],
+            fast_ptx: None,
+            fast_sass: &[],
             frame_bytes: 0,
             grid_sync: false,
         }

@@ -68,12 +68,14 @@ macro_rules! float_atomics {
 float_atomics!(atomics_f32, f32);
 float_atomics!(atomics_f64, f64);
 
-/// Atomics on shared memory: per-block counts, then one global add per block.
+/// Atomics on shared memory: per-block counts, then one global add per block. The
+/// system-scope add goes through NVVM's generic-pointer intrinsic: its 32-bit shared address
+/// is widened and converted (`cvta.shared.u64`) first.
 #[kernel]
 pub fn shared_atomics(out: &mut [u64], v: &[u32]) {
-    let s = gpu::shared_array::<u64, 4>();
+    let s = gpu::shared_array::<u64, 5>();
     let t = gpu::thread_idx().x as usize;
-    if t < 4 {
+    if t < 5 {
         s[t] = if t == 2 { u64::MAX } else { 0 };
     }
     gpu::sync_threads();
@@ -84,6 +86,7 @@ pub fn shared_atomics(out: &mut [u64], v: &[u32]) {
         gpu::atomic_max_block(&mut s[1], x);
         gpu::atomic_min(&mut s[2], x);
         gpu::atomic_or_block(&mut s[3], 1u64 << (x % 64));
+        gpu::atomic_add_system(&mut s[4], x);
     }
     gpu::sync_threads();
     if t == 0 {
@@ -91,6 +94,7 @@ pub fn shared_atomics(out: &mut [u64], v: &[u32]) {
         gpu::atomic_max(&mut out[1], s[1]);
         gpu::atomic_min(&mut out[2], s[2]);
         gpu::atomic_or(&mut out[3], s[3]);
+        gpu::atomic_add(&mut out[4], s[4]);
     }
 }
 

@@ -183,3 +183,16 @@ pub fn rows_from(out: &mut [u8], inp: &[u8], nx: usize, ny: usize, row0: usize) 
             .wrapping_add(inp[(j + 1) * nx + i].wrapping_mul(7));
     }
 }
+
+/// A global index compared with a `usize` bound that may lie past 2³²: the launch-selected
+/// copy (`inp[i]` versioned on `len(out) <= len(inp)`) compares in 32 bits only when the
+/// launch has tested `bound` and the grid's width below 2³¹ (`passes::compare32`); past them
+/// the checked body compares in 64 bits.
+#[kernel]
+pub fn below_bound(out: &mut [u32], inp: &[u32], bound: usize) {
+    let i = gpu::global_id_x();
+    if i < out.len() {
+        let step: u32 = if i + 1 < bound { 1 } else { 0 };
+        out[i] = inp[i] + step;
+    }
+}

@@ -259,6 +259,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
             Builtin::Clock64 => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock64", &[], &[]),
             Builtin::Clock => self.call_intrinsic("llvm.nvvm.read.ptx.sreg.clock", &[], &[]),
             Builtin::Narrow => unreachable!("lowered before its arguments"),
+            // Outside a comparison of two (`lower::expr`), the value itself.
+            Builtin::Fits32 => vals[0],
             Builtin::HostTest => {
                 let flag = self
                     .host_test
@@ -544,7 +546,7 @@ impl<'ctx> FnLower<'_, 'ctx> {
     /// `usize` on its operands modulo 2³², a literal's low bits, an integer of at most 32 bits
     /// widened to `usize` as itself (extended to 32 bits as its cast would), anything else
     /// computed as written and truncated (LLVM narrows what only the truncation reads).
-    fn narrow32(&mut self, e: &Expr) -> Option<IntValue<'ctx>> {
+    pub(crate) fn narrow32(&mut self, e: &Expr) -> Option<IntValue<'ctx>> {
         let i32t = self.ctx.i32_type();
         match &e.kind {
             ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), a, b, _)

@@ -133,6 +133,14 @@ impl<'ctx> FnLower<'_, 'ctx> {
                 })
             }
             ExprKind::Binary(op, l, r, site) => {
+                if let (Some(a), Some(b)) = (fits32(l), fits32(r)) {
+                    // Both operands known to fit (`passes::compare32`): compared in 32 bits,
+                    // each computed there from its operands (`+ - *` modulo 2³²).
+                    let (x, y) = (self.narrow32(a)?, self.narrow32(b)?);
+                    let signed = l.ty.as_scalar().is_some_and(|s| s.is_signed());
+                    let s = if signed { Scalar::I32 } else { Scalar::U32 };
+                    return Some(self.binary(*op, s, &Ty::Scalar(s), x.into(), y.into(), *site));
+                }
                 let lv = self.expr(l)?;
                 let rv = self.expr(r)?;
                 let Ty::Scalar(s) = l.ty else {
@@ -143,6 +151,17 @@ impl<'ctx> FnLower<'_, 'ctx> {
             ExprKind::And(l, r) | ExprKind::Or(l, r) => {
                 let is_and = matches!(e.kind, ExprKind::And(..));
                 let lv = self.expr(l)?.into_int_value();
+                if speculable(r, &mut 16) {
+                    // Nothing to skip: both sides evaluated and combined, one condition for
+                    // LLVM and ptxas (as nvcc's `&&` of comparisons: one `EXIT` for laplace's
+                    // four-part guard, not three).
+                    let rv = self.expr(r)?.into_int_value();
+                    return Some(if is_and {
+                        ok!(self.b.build_and(lv, rv, "and")).into()
+                    } else {
+                        ok!(self.b.build_or(lv, rv, "or")).into()
+                    });
+                }
                 let from = self.b.get_insert_block().expect("positioned");
                 let rhs_bb = self.block_named("logic_rhs");
                 let merge = self.block_named("logic_end");
@@ -522,7 +541,8 @@ impl<'ctx> FnLower<'_, 'ctx> {
         let next = ok!(self.b.build_int_nuw_add(i, step, "i_next"));
         self.write(parts.place, next.into());
         let go = self.another_turn(turns, "while_cond");
-        ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        let back = ok!(self.b.build_conditional_branch(go, body_bb, exit));
+        self.once_unrolled(back);
         self.b.position_at_end(exit);
     }
 
@@ -631,6 +651,23 @@ impl<'ctx> FnLower<'_, 'ctx> {
             .expect("integer loop variable");
         self.slots[var] = Slot::Mem(slot);
         ok!(self.b.build_store(slot, sv));
+        // `for k in a..N` over a 64-bit unsigned type with a constant `N < 2³²`: every turn's
+        // `k` and `k + 1` are at most `N`, so the loop counts in 32 bits (`ctr`) and each turn
+        // stores `zext(ctr)` into `k`. LLVM keeps an `i64` counter as it is given, and a shared
+        // tile's 32-bit address (`-nvptx-short-ptr`) cannot serve as its exit test; with an
+        // `i32` counter loop strength reduction folds the two into one 32-bit register, as
+        // nvcc's `int k` gives (bench/NOTES.md §22). A start past `N` never enters.
+        let narrow = (step.is_none() && !inclusive && !signed && int_t.get_bit_width() == 64)
+            .then(|| ev.get_zero_extended_constant())
+            .flatten()
+            .filter(|&n| n <= u64::from(u32::MAX));
+        let i32t = self.ctx.i32_type();
+        let ctr = narrow.map(|_| {
+            let ctr = self.alloca(&Ty::Scalar(Scalar::U32), "ctr").expect("u32");
+            let c0 = ok!(self.b.build_int_truncate(sv, i32t, "ctr0"));
+            ok!(self.b.build_store(ctr, c0));
+            ctr
+        });
         let (body_bb, latch, exit) = self.loop_blocks(id, "for");
         let enter =
             ok!(self
@@ -658,6 +695,11 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(enter, body_bb, exit));
 
         self.b.position_at_end(body_bb);
+        if let Some(ctr) = ctr {
+            let c = ok!(self.b.build_load(i32t, ctr, "k32")).into_int_value();
+            let k = ok!(self.b.build_int_z_extend(c, int_t, "k"));
+            ok!(self.b.build_store(slot, k));
+        }
         if counted.is_some() {
             let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
             let within =
@@ -673,6 +715,25 @@ impl<'ctx> FnLower<'_, 'ctx> {
 
         self.b.position_at_end(latch);
         let i = ok!(self.b.build_load(int_t, slot, "i")).into_int_value();
+        if let (Some(ctr), Some(n)) = (ctr, narrow) {
+            let c = ok!(self.b.build_load(i32t, ctr, "k32")).into_int_value();
+            let next = ok!(self
+                .b
+                .build_int_nuw_add(c, i32t.const_int(1, false), "k32_next"));
+            let go = ok!(self.b.build_int_compare(
+                IntPredicate::ULT,
+                next,
+                i32t.const_int(n, false),
+                "for_cond"
+            ));
+            let store_bb = self.block_named("for_step");
+            ok!(self.b.build_conditional_branch(go, store_bb, exit));
+            self.b.position_at_end(store_bb);
+            ok!(self.b.build_store(ctr, next));
+            ok!(self.b.build_unconditional_branch(body_bb));
+            self.b.position_at_end(exit);
+            return;
+        }
         let (next, go_on) = match counted {
             None if !inclusive => {
                 let next = if signed {
@@ -709,8 +770,50 @@ impl<'ctx> FnLower<'_, 'ctx> {
         ok!(self.b.build_conditional_branch(go_on, store_bb, exit));
         self.b.position_at_end(store_bb);
         ok!(self.b.build_store(slot, next));
+        // Not `once_unrolled`: ptxas's further unroll of a stepped loop gained (bench/NOTES.md,
+        // 2026-12-02 third session: reduce_sum lost 7% without it).
         ok!(self.b.build_unconditional_branch(body_bb));
         self.b.position_at_end(exit);
+    }
+
+    /// Marks the counted `while` loop whose back edge is `back` so that, if LLVM unrolls it by
+    /// a factor (a runtime unroll, with a remainder loop), ptxas does not unroll it again:
+    /// `!llvm.loop` with `llvm.loop.unroll.followup_unrolled` = `llvm.loop.unroll.disable`,
+    /// which LLVM's unroller gives the unrolled loop only, and for which the NVPTX backend
+    /// writes `.pragma "nounroll"` after its header's label (LLVM gives the remainder loop
+    /// `unroll.disable` itself). A loop LLVM leaves rolled gets no `unroll.disable`, so ptxas
+    /// may still unroll it (convolve_cols' output loop, [`crate::latch`]). Measured on the H200
+    /// (bench/NOTES.md, 2026-12-02 third session): reduce6's counted `while`, 4× by LLVM and
+    /// 4× again by ptxas (66 global loads in SASS), ran 2.5% faster with the pragma (10 loads,
+    /// as Numba's), from 0.98 to 1.00 of Numba; reduce_sum's stepped `for` ran 7% slower with
+    /// it, so stepped loops are not marked.
+    fn once_unrolled(&self, back: inkwell::values::InstructionValue<'ctx>) {
+        use inkwell::llvm_sys::core::{
+            LLVMGetMDKindIDInContext, LLVMMDNodeInContext2, LLVMMDStringInContext2,
+            LLVMMetadataAsValue, LLVMSetMetadata,
+        };
+        use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+        use inkwell::values::AsValueRef;
+        const LOOP: &str = "llvm.loop";
+        const FOLLOWUP: &str = "llvm.loop.unroll.followup_unrolled";
+        const DISABLE: &str = "llvm.loop.unroll.disable";
+        let ctx = self.ctx.raw();
+        // SAFETY: every node is metadata of `ctx`, the context `back` lives in; the temporary
+        // node is the loop ID's first operand until it is replaced by the ID itself (LLVM's
+        // self-referential loop ID), which also frees it.
+        unsafe {
+            let s = |x: &str| LLVMMDStringInContext2(ctx, x.as_ptr().cast(), x.len());
+            let mut disable = [s(DISABLE)];
+            let disable = LLVMMDNodeInContext2(ctx, disable.as_mut_ptr(), 1);
+            let mut followup = [s(FOLLOWUP), disable];
+            let followup = LLVMMDNodeInContext2(ctx, followup.as_mut_ptr(), 2);
+            let temp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = [temp, followup];
+            let id = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+            LLVMMetadataReplaceAllUsesWith(temp, id);
+            let kind = LLVMGetMDKindIDInContext(ctx, LOOP.as_ptr().cast(), LOOP.len() as u32);
+            LLVMSetMetadata(back.as_value_ref(), kind, LLVMMetadataAsValue(ctx, id));
+        }
     }
 
     /// `l op r` on scalars of type `s` (`r_ty` differs from `s` only for shifts).
@@ -1025,4 +1128,46 @@ fn const_repeat<'ctx>(v: BasicValueEnum<'ctx>, n: u64) -> Option<BasicValueEnum<
 struct Turns<'ctx> {
     slot: PointerValue<'ctx>,
     last: IntValue<'ctx>,
+}
+
+/// The value a [`crate::ir::Builtin::Fits32`] wraps, when `e` is one.
+fn fits32(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Builtin(crate::ir::Builtin::Fits32, args) => args.first(),
+        _ => None,
+    }
+}
+
+/// Whether `e` may be evaluated where the program would skip it (the right side of `&&` or
+/// `||`): it reads only locals, lengths and the launch's indices, and computes with no
+/// operation that can fail or has an effect (no division, no call, no memory read through an
+/// index), in at most `budget` nodes (cheaper than a branch).
+fn speculable(e: &Expr, budget: &mut u32) -> bool {
+    use crate::ir::{Builtin, Proj};
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let place = |p: &crate::ir::Place| p.proj.iter().all(|j| matches!(j, Proj::Field(_)));
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Bool(_) => true,
+        ExprKind::Read(p) | ExprKind::Len(p) => place(p),
+        ExprKind::Field(x, _) | ExprKind::Unary(_, x) => speculable(x, budget),
+        ExprKind::Cast(x) => {
+            let int = |t: &Ty| {
+                t.as_scalar()
+                    .is_some_and(|s| s.is_int() || s == Scalar::Bool)
+            };
+            int(&x.ty) && int(&e.ty) && speculable(x, budget)
+        }
+        ExprKind::Binary(op, a, b, None) => {
+            !matches!(op, BinOp::Div | BinOp::Rem) && speculable(a, budget) && speculable(b, budget)
+        }
+        ExprKind::And(a, b) | ExprKind::Or(a, b) => speculable(a, budget) && speculable(b, budget),
+        ExprKind::Builtin(b, args) => match b {
+            Builtin::Fits32 => args.iter().all(|a| speculable(a, budget)),
+            _ => args.is_empty() && crate::passes::checks_first::index_builtin(*b),
+        },
+        _ => false,
+    }
 }

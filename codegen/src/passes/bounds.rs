@@ -148,6 +148,7 @@ pub(crate) fn run(
         alias: HashMap::new(),
         symbols: Symbols::new(),
         candidates: Vec::new(),
+        fits: None,
     };
     let mut env = Env::default();
     pass.block(&mut body, &mut env);
@@ -160,6 +161,35 @@ pub(crate) fn run(
     }
     f.body = body;
     host
+}
+
+/// The comparisons of 64-bit integers in `b` (`f`'s body or a block of it, walked from its
+/// start knowing only that each key of `seeds` lies in its range) whose operands both lie in
+/// 32 bits where they stand: in `u32`'s range when unsigned, `i32`'s when signed
+/// (`passes::compare32`). By address (the walk moves nothing). Comparisons of literals and
+/// values widened from 32 bits are left out: LLVM compares those in 32 bits already.
+pub(crate) fn fitting_comparisons(
+    f: &Function,
+    b: &mut Block,
+    launch: Launch,
+    seeds: &[(String, Range)],
+) -> HashSet<*const Expr> {
+    let mut sites = Sites(Vec::new());
+    let mut pass = Pass {
+        f,
+        sites: &mut sites,
+        launch,
+        alias: HashMap::new(),
+        symbols: Symbols::new(),
+        candidates: Vec::new(),
+        fits: Some(HashSet::new()),
+    };
+    let mut env = Env::default();
+    for (k, r) in seeds {
+        env.narrow(k.clone(), *r);
+    }
+    pass.block(b, &mut env);
+    pass.fits.unwrap_or_default()
 }
 
 /// The most expressions a kernel body may have to be copied for [`version_body`].
@@ -364,6 +394,10 @@ struct Pass<'a> {
     /// Checked slice accesses whose index is at most a polynomial: (site, slice, `q`) where
     /// the access holds when `q <= len(slice)`.
     candidates: Vec<(SiteId, LocalId, Poly)>,
+    /// Only when asked for ([`fitting_comparisons`]): nothing is elided, and the comparisons
+    /// of 64-bit integers whose operands both fit in 32 bits where they stand are collected
+    /// (by address: the walk moves nothing).
+    fits: Option<HashSet<*const Expr>>,
 }
 
 /// The range of values of a scalar type.
@@ -458,6 +492,20 @@ impl Pass<'_> {
         let k = self.key(e)?;
         let id: LocalId = k.strip_prefix("len(l")?.strip_suffix("#)")?.parse().ok()?;
         matches!(self.f.locals.get(id)?.ty, Ty::Slice { .. }).then_some(id)
+    }
+
+    /// `(s, d)` when `e` is `s.len() / d` for a slice `s` and a constant `d > 1` (or an
+    /// immutable local bound to it).
+    fn len_over(&self, e: &Expr) -> Option<(LocalId, i128)> {
+        let k = self.key(e)?;
+        let (len, d) = k.strip_prefix('(')?.strip_suffix(')')?.split_once(" / ")?;
+        let id: LocalId = len
+            .strip_prefix("len(l")?
+            .strip_suffix("#)")?
+            .parse()
+            .ok()?;
+        let d: i128 = d.parse().ok()?;
+        (d > 1 && matches!(self.f.locals.get(id)?.ty, Ty::Slice { .. })).then_some((id, d))
     }
 
     /// The built-in whose `Dim3` `e` is (`thread_idx()`, or a local bound to it).
@@ -840,6 +888,40 @@ impl Pass<'_> {
         }
     }
 
+    /// Records `e` ([`Pass::fits`]) when it compares 64-bit integers that both fit in 32 bits
+    /// here.
+    fn collect_fitting(&mut self, e: &Expr, env: &Env) {
+        let ExprKind::Binary(op, l, r, _) = &e.kind else {
+            return;
+        };
+        let Some(s) = l.ty.as_scalar() else { return };
+        if !op.is_comparison() || !s.is_int() || s.bits() != 64 {
+            return;
+        }
+        let narrow = |x: &Expr| match &x.kind {
+            ExprKind::Int(_) => true,
+            ExprKind::Cast(y) => {
+                y.ty.as_scalar()
+                    .is_some_and(|t| t.is_int() && t.bits() <= 32)
+            }
+            _ => false,
+        };
+        if narrow(l) && narrow(r) {
+            return;
+        }
+        let t: Range = if s.is_signed() {
+            (-(1 << 31), (1 << 31) - 1)
+        } else {
+            (0, (1 << 32) - 1)
+        };
+        let fits = |x: &Expr| within(self.range(x, env), t).is_some();
+        if fits(l) && fits(r) {
+            if let Some(set) = self.fits.as_mut() {
+                set.insert(e as *const Expr);
+            }
+        }
+    }
+
     /// Learns what `cond` being `holds` says.
     fn assume(&mut self, cond: &Expr, holds: bool, env: &mut Env) {
         match (&cond.kind, holds) {
@@ -939,6 +1021,13 @@ impl Pass<'_> {
         if let (Some(k), Some(p)) = (self.key(x), &ceiling) {
             env.ub.push((k, p.clone()));
         }
+        // `x < len(s) / d`: `d * x <= d * (len(s) / d) - d <= len(s) - d`, so `d * x` (which
+        // cannot wrap) plus up to `d - 1` is below `len(s)`: `d` elements per index (nbody's
+        // bodies of four floats).
+        if let (true, Some((s, d)), Some(k)) = (strict, self.len_over(y), self.key(x)) {
+            env.lens.push((format!("({d} * {k})"), s, d - 1));
+            env.lens.push((format!("({k} * {d})"), s, d - 1));
+        }
         if c != 0 {
             let rb = self.range(b, env);
             let t = type_range(&x.ty);
@@ -984,6 +1073,27 @@ impl Pass<'_> {
                 });
                 if whole && type_range(&index.ty).0 >= 0 {
                     return true;
+                }
+                // `b + e` with `e` between 0 and `hi` (a loop variable: `4 * j + c` for
+                // `c in 0..4`) and `b + hi` below the length, where `b + e` cannot wrap.
+                if let ExprKind::Binary(BinOp::Add, l, r, None) = &index.kind {
+                    for (b, e) in [(l, r), (r, l)] {
+                        let (rb, re) = (self.range(b, env), self.range(e, env));
+                        let Some(k) = self.key(b) else { continue };
+                        if re.0 >= 0
+                            && rb.0 >= 0
+                            && rb
+                                .1
+                                .checked_add(re.1)
+                                .is_some_and(|hi| hi <= type_range(&index.ty).1)
+                            && env
+                                .lens
+                                .iter()
+                                .any(|(key, s, kk)| *s == base && *key == k && *kk >= re.1)
+                        {
+                            return true;
+                        }
+                    }
                 }
                 let (b, c) = split_offset(index);
                 let rb = self.range(b, env);
@@ -1064,6 +1174,9 @@ impl Pass<'_> {
     /// Walks `e` in evaluation order, eliding what it proves; afterwards `env` holds what is
     /// still true.
     fn expr(&mut self, e: &mut Expr, env: &mut Env) {
+        if self.fits.is_some() {
+            self.collect_fitting(e, env);
+        }
         let is_assign = matches!(e.kind, ExprKind::Assign(..));
         match &mut e.kind {
             ExprKind::Assign(place, value) | ExprKind::CompoundAssign(_, place, value) => {
@@ -1228,7 +1341,9 @@ impl Pass<'_> {
                 }
                 Proj::Index { index, site } => {
                     self.expr(index, env);
-                    if let Some(s) = *site {
+                    if self.fits.is_some() {
+                        // Only collecting comparisons: nothing elided.
+                    } else if let Some(s) = *site {
                         if !self.sites.is_elided(s) && self.proved(base, &ty, index, env) {
                             *site = Some(self.sites.elided_copy(s, Elision::InRange));
                         } else if !self.sites.is_elided(s) && matches!(ty, Ty::Slice { .. }) {

@@ -14,10 +14,13 @@
 //! - `narrow`: 32-bit index arithmetic for indices known in range when the launch has
 //!   tested the slices' lengths (after the check passes, which decide what is in range);
 //! - [`counted`]: grid-stride `while` loops proved to be counted loops (in every build,
-//!   checked or not: it changes no check).
+//!   checked or not: it changes no check);
+//! - `compare32`: comparisons of 64-bit integers computed in 32 bits where value ranges (or,
+//!   in the fast copy, the launch's test) put both operands there (every build).
 
 pub mod bounds;
 pub mod checks_first;
+mod compare32;
 pub mod counted;
 mod host;
 pub(crate) mod narrow;
@@ -39,6 +42,7 @@ pub fn optimize(program: &mut Program, options: &KernelOptions) {
     for f in kernel.chain(program.functions.iter_mut()) {
         counted::run(f, launch.max_block);
     }
+    compare32::run(program, options);
 }
 
 fn check_passes(program: &mut Program, options: &KernelOptions, launch: bounds::Launch) {
@@ -105,6 +109,24 @@ pub fn versions(program: &Program) -> Option<(Program, Program)> {
         p
     };
     Some((with(fast), with(checked)))
+}
+
+/// The program whose body is its launch-selected copy alone, for the module the launch runs
+/// when its test holds: the flag stays a parameter (unread), so that both modules' entries
+/// take the same arguments. `None` when the launch selects nothing.
+pub fn fast_entry(program: &Program) -> Option<Program> {
+    program.host_test.as_ref()?;
+    let body = &program.kernel.body;
+    let ExprKind::If(c, fast, Some(_)) = &body.tail.as_ref()?.kind else {
+        return None;
+    };
+    let flag = matches!(c.kind, ExprKind::Builtin(crate::ir::Builtin::HostTest, _));
+    if !body.stmts.is_empty() || !flag {
+        return None;
+    }
+    let mut p = program.clone();
+    p.kernel.body = fast.clone();
+    Some(p)
 }
 
 /// The program without its launch-selected copy: the body the kernel runs when the

@@ -55,7 +55,12 @@ fn the_launch_tests_the_values_the_kernel_reads() {
     assert_eq!(
         values,
         [
+            HostValue::BlockDim(0),
+            HostValue::BlockDim(1),
+            HostValue::Const((1 << 31) - 1),
             HostValue::Const(1 << 31),
+            HostValue::GridDim(0),
+            HostValue::GridDim(1),
             HostValue::Len(0),
             HostValue::Len(1),
             HostValue::Scalar(2),
@@ -98,6 +103,11 @@ fn the_host_test_holds_only_when_every_access_is_in_bounds() {
         HostValue::Scalar(2) => nx,
         HostValue::Scalar(3) => ny,
         HostValue::Const(c) => *c,
+        // A block of 32 × 8 threads, one block per axis (below 2³¹ global indices: the
+        // fast copy's 32-bit comparisons, `passes::compare32`).
+        HostValue::BlockDim(0) => 32,
+        HostValue::BlockDim(1) => 8,
+        HostValue::GridDim(_) => 1,
         other => panic!("{other:?}"),
     };
     let mut held = 0;
@@ -159,4 +169,38 @@ fn only_a_kernel_with_a_host_test_reads_the_flag() {
         problems.iter().any(|m| m.contains("versioning flag")),
         "{problems:?}"
     );
+}
+
+/// The launch-selected copy also gets a module of its own, whose entry has the kernel's name
+/// and parameters (the flag among them, unread) and is that copy alone: in one function with
+/// the checked copy and its calls to the failure handler, ptxas unrolled convolve_cols' fast
+/// loop 4× where the unchecked kernel's is unrolled 8× (bench/NOTES.md, `convcols`).
+#[test]
+fn the_launch_selected_copy_has_a_module_of_its_own() {
+    let k = compile(LAPLACE);
+    let fast = k.fast_ptx.as_deref().expect("laplace has a fast module");
+    let params = |ptx: &str| -> Vec<String> {
+        let body = entry_body(ptx, "laplace");
+        let header = body.split(')').next().unwrap().to_string();
+        header
+            .lines()
+            .filter(|l| l.trim_start().starts_with(".param"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(params(fast), params(&k.ptx));
+    let body = entry_body(fast, "laplace");
+    // No test of the flag, no checked copy, no failure path.
+    assert!(!body.contains("[laplace_param_6]"), "{body}");
+    assert!(!body.contains("call"), "{body}");
+    assert!(
+        body.matches("ld.global").count() == 4 && body.matches("st.global").count() == 1,
+        "{body}"
+    );
+    // The kernel's own module keeps both copies (it runs when the test fails).
+    assert!(entry_body(&k.ptx, "laplace").contains("[laplace_param_6]"));
+    // A kernel the passes do not version has no fast module.
+    assert!(compile("fn k(x: &mut [f32]) { x[0] = 1.0; }")
+        .fast_ptx
+        .is_none());
 }

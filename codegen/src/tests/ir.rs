@@ -444,3 +444,50 @@ fn a_guard_on_a_multiple_bounds_it_by_the_next_multiple() {
     let ir = optimized(&src2, quote::quote!(block = (16, 8)));
     assert_eq!(ir.matches(":versioned]").count(), 3, "{ir}");
 }
+
+#[test]
+fn a_guard_below_a_length_over_d_proves_d_elements_per_index() {
+    // nbody (bench suite, `examples/nbody_tile.rs`): `n = body.len() / 4` bodies of four
+    // floats; under `j < n`, `4 * j + c` for `c < 4` is below `4 * n <= body.len()`: the
+    // tile loop's four loads and the first three are in range, without a versioning test.
+    // `accel` (three per body) is not bounded by `n`: its three stores keep their checks.
+    let src = "fn nbody(accel: &mut [f32], body: &[f32], eps2: f32) {
+        let tile = gpu::shared_array::<f32, 1024>();
+        let n = body.len() / 4;
+        let t = gpu::thread_idx().x as usize;
+        let i = gpu::global_id_x();
+        let (mut px, mut py, mut pz) = (0.0f32, 0.0f32, 0.0f32);
+        if i < n {
+            px = body[4 * i];
+            py = body[4 * i + 1];
+            pz = body[i * 4 + 2];
+        }
+        let mut ax = 0.0f32;
+        for start in (0..n).step_by(256) {
+            let j = start + t;
+            for c in 0..4 {
+                tile[4 * t + c] = if j < n { body[4 * j + c] } else { 0.0 };
+            }
+            gpu::sync_threads();
+            for k in 0..256 {
+                ax += (tile[4 * k] - px + py + pz) * eps2;
+            }
+            gpu::sync_threads();
+        }
+        if i < n {
+            accel[3 * i] = ax;
+        }
+    }";
+    let ir = optimized(src, quote::quote!(block = 256));
+    // body: 3 + 1 (fact from `i < n`, `j < n`); tile: 2 (its range).
+    assert_eq!(ir.matches("(elided: in range)").count(), 6, "{ir}");
+    assert!(!ir.contains("versioned"), "{ir}");
+    // `c` up to 4 is past the four elements of body `j` (and past the tile): not proved.
+    let past = src.replace("for c in 0..4", "for c in 0..5");
+    let ir = optimized(&past, quote::quote!(block = 256));
+    assert_eq!(ir.matches("(elided: in range)").count(), 4, "{ir}");
+    // Nor is a guard against `len / 4` with a factor of 8 (`8 * j + c` may reach 8n).
+    let eight = src.replace("body[4 * j + c]", "body[8 * j + c]");
+    let ir = optimized(&eight, quote::quote!(block = 256));
+    assert_eq!(ir.matches("(elided: in range)").count(), 5, "{ir}");
+}

@@ -130,7 +130,8 @@ fn a_versioned_kernels_loops_branch_back() {
     let ptx = common::compile_with(src, &options).unwrap().ptx;
     assert_eq!(rewrite(&ptx), ptx, "nothing left to rewrite");
     // Both copies' output loops (eight turns, 32 bytes of shared tile each) end with the
-    // conditional back-edge `setp.ne.b64 %p, %rd, 256; @%p bra HEADER`.
+    // conditional back-edge `setp.ne.b32 %p, %r, 256; @%p bra HEADER` (a 32-bit shared
+    // address counts the turns).
     let lines: Vec<&str> = ptx
         .lines()
         .map(str::trim)
@@ -140,7 +141,7 @@ fn a_versioned_kernels_loops_branch_back() {
         .windows(2)
         .filter(|w| {
             let Some(pred) = w[0]
-                .strip_prefix("setp.ne.b64")
+                .strip_prefix("setp.ne.b32")
                 .filter(|rest| rest.ends_with(", 256;"))
                 .and_then(|rest| rest.trim().split(',').next())
             else {

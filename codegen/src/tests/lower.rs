@@ -500,3 +500,55 @@ fn redux_sync_outside_its_guard_is_an_error_for_other_types_and_targets() {
     );
     assert!(e.len() == 1 && e[0].contains("not `f32`"), "{e:?}");
 }
+
+/// nbody's tile loop (`for k in 0..TILE` over a shared tile): a `usize` range to a constant
+/// below 2³² counts in 32 bits, and with 32-bit shared addresses the count and the address
+/// are one register: `add.s32`, `setp.ne.b32`, no 64-bit add in the loop.
+#[test]
+fn a_loop_over_a_shared_tile_counts_in_one_32_bit_register() {
+    let src = "fn k(out: &mut [f32], x: &[f32]) {
+        let tile = gpu::shared_array::<f32, 1024>();
+        let t = gpu::thread_idx().x as usize;
+        tile[t] = x[t];
+        gpu::sync_threads();
+        let mut acc = 0.0f32;
+        for k in 0..256 {
+            acc += tile[4 * k] * tile[4 * k + 3];
+        }
+        out[t] = acc;
+    }";
+    let opts = KernelOptions {
+        checked: false,
+        ..KernelOptions::parse(quote::quote!(block = 256)).unwrap()
+    };
+    let ptx = compile_with(src, &opts).unwrap().ptx;
+    let body = entry_body(&ptx, "k");
+    let lines: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with(".loc"))
+        .collect();
+    // The loop: from its header label to the branch back to it.
+    let (head, back) = (0..lines.len())
+        .find_map(|b| {
+            let target = lines[b]
+                .strip_prefix("@%p")?
+                .split_whitespace()
+                .last()?
+                .trim_end_matches(';');
+            let head = lines[..b].iter().position(|l| *l == format!("{target}:"))?;
+            Some((head, b))
+        })
+        .unwrap_or_else(|| panic!("no back-edge: {body}"));
+    let lp = &lines[head..=back];
+    assert!(lp.iter().any(|l| l.starts_with("setp.ne.b32")), "{lp:#?}");
+    assert!(
+        lp.iter()
+            .any(|l| l.starts_with("ld.shared") && l.contains("[%r")),
+        "{lp:#?}"
+    );
+    assert!(
+        !lp.iter().any(|l| l.contains(".s64") || l.contains(".b64 ")),
+        "{lp:#?}"
+    );
+}

@@ -4,6 +4,7 @@
 
 mod check;
 mod common;
+mod compare32;
 mod consts;
 mod counted;
 mod deterministic;
@@ -18,3 +19,4 @@ mod param_space;
 mod report;
 mod sass;
 mod structs;
+mod unroll;

@@ -50,6 +50,11 @@ fn values(t: &HostTest, out: u64, inp: u64, nx: u64, ny: u64) -> Vec<u64> {
             HostValue::Scalar(2) => nx,
             HostValue::Scalar(3) => ny,
             HostValue::Const(c) => *c,
+            // Blocks of 32 × 8 covering the grid (`passes::compare32`'s tests).
+            HostValue::BlockDim(0) => 32,
+            HostValue::BlockDim(1) => 8,
+            HostValue::GridDim(0) => nx.div_ceil(32),
+            HostValue::GridDim(1) => ny.div_ceil(8),
             other => panic!("{other:?}"),
         })
         .collect()

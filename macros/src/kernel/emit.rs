@@ -346,6 +346,11 @@ fn emit_impl(
         .collect();
     let launcher = launcher(func, cfg, options, instance, &signature, &arg_names);
     let ptx = with_debug_assertions(&k.build.ptx, k.release.as_ref().map(|r| &r.ptx));
+    let fast_ptx = |b: &cuprum_codegen::Build| match &b.fast {
+        Some((ptx, _)) => quote!(::core::option::Option::Some(#ptx)),
+        None => quote!(::core::option::Option::None),
+    };
+    let fast_ptx = with_debug_assertions(fast_ptx(&k.build), k.release.as_ref().map(fast_ptx));
     let sim_body_name = format_ident!("{}", cuprum_codegen::SIM_BODY);
     let sim_body = &k.sim.body;
     let entry = &k.entry;
@@ -361,10 +366,12 @@ fn emit_impl(
     };
     // The versioning flag: evaluated from the arguments as made for this backend, passed
     // after them (a `u32` on a GPU, a `bool` to the simulator's body).
-    let (gpu_flag, gpu_flag_arg, sim_flag, sim_flag_arg) = match &host_test {
+    // On a GPU the flag also picks the module: the fast copy's own when the test held.
+    let (gpu_flag, gpu_flag_arg, select, sim_flag, sim_flag_arg) = match &host_test {
         Some(eval) => (
             quote!(let __cuprum_host_test = #rt::Value(#eval);),
             quote!(&__cuprum_host_test),
+            quote!(.select(__cuprum_host_test.0 != 0)),
             quote!(let __cuprum_host_test = #eval != 0;),
             quote!(__cuprum_host_test),
         ),
@@ -378,6 +385,9 @@ fn emit_impl(
         impl #impl_generics #self_ty {
             #[doc = #ptx_doc]
             #vis const PTX: &'static str = #ptx;
+            /// The PTX of the module the launch runs when the kernel's versioning test holds
+            /// (its fast copy alone), when it has one.
+            #vis const FAST_PTX: ::core::option::Option<&'static str> = #fast_ptx;
             /// The kernel's PTX entry name.
             #vis const NAME: &'static str = #entry;
             #[doc(hidden)]
@@ -402,8 +412,9 @@ fn emit_impl(
                         #gpu_flag
                         // SAFETY: the arguments are the kernel's parameters, in order, made
                         // from its checked signature on this launch's stream (then the
-                        // versioning flag it takes, evaluated from them).
-                        unsafe { __cuprum_launch.launch(&[#(&#locals,)* #gpu_flag_arg]) }
+                        // versioning flag it takes, evaluated from them, which selects the
+                        // fast module only when the test holds).
+                        unsafe { __cuprum_launch #select .launch(&[#(&#locals,)* #gpu_flag_arg]) }
                     }
                     #rt::Backend::Sim(__cuprum_sim) => {
                         // SAFETY: the views are used only by the launch below, which runs the
@@ -521,6 +532,16 @@ fn info(k: &Artifact, options: &KernelOptions) -> TokenStream {
         k.release.as_ref().map(|r| cubins(&r.sass)),
     );
     let ptx = with_debug_assertions(&k.build.ptx, k.release.as_ref().map(|r| &r.ptx));
+    let fast_ptx = |b: &cuprum_codegen::Build| match &b.fast {
+        Some((ptx, _)) => quote!(::core::option::Option::Some(#ptx)),
+        None => quote!(::core::option::Option::None),
+    };
+    let fast_sass = |b: &cuprum_codegen::Build| match &b.fast {
+        Some((_, sass)) => cubins(sass),
+        None => quote!(&[]),
+    };
+    let fast = with_debug_assertions(fast_ptx(&k.build), k.release.as_ref().map(fast_ptx));
+    let fast_sass = with_debug_assertions(fast_sass(&k.build), k.release.as_ref().map(fast_sass));
     quote!(#rt::KernelInfo {
         name: #entry,
         cache: {
@@ -536,6 +557,8 @@ fn info(k: &Artifact, options: &KernelOptions) -> TokenStream {
         block: [#block_x, #block_y, #block_z],
         sites: &[#(#sites),*],
         sass: #sass,
+        fast_ptx: #fast,
+        fast_sass: #fast_sass,
         cooperative: #cooperative,
         frame_bytes: #frame_bytes,
         grid_sync: #grid_sync,

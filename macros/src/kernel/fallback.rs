@@ -61,6 +61,8 @@ pub(super) fn failed_impl(
         impl #impl_generics #self_ty {
             /// The PTX of this kernel (empty: it did not compile).
             #vis const PTX: &'static str = "";
+            /// The PTX of its fast module (none: it did not compile).
+            #vis const FAST_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
             /// The kernel's PTX entry name.
             #vis const NAME: &'static str = #entry;
             #[doc = #doc_launch]

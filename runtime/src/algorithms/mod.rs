@@ -654,6 +654,7 @@ fn built_in_reduction<T: Number>(
     }
     // Never touched: still zero.
     storage::give_ticket(stream, none);
+    stream.synchronize()?; // the two waits of that form (see `one_launch`)
     let v = stream.to_host(&result.slice(..1))?[0];
     storage::give(stream, result);
     Ok(v)
@@ -663,7 +664,8 @@ fn built_in_reduction<T: Number>(
 /// `device::combine_partials`): `launch(config, out, ticket, per_block)` gets `blocks + 1`
 /// results (the blocks', then the whole) and a zero ticket word, which the kernel leaves at
 /// zero; the ticket is kept for the next call only after the result came back. `one_wait`:
-/// the result is copied with `Stream::result_to_host` (else `to_host`, for the benchmark).
+/// the result is copied by `to_host` alone, one wait for the GPU (else after a
+/// `synchronize`, two waits: the form before 2026-12-02, for the benchmark).
 fn one_launch<W: Element + cudarc::driver::ValidAsZeroBits>(
     stream: &Stream,
     (blocks, per_block): (usize, usize),
@@ -685,20 +687,20 @@ fn one_launch<W: Element + cudarc::driver::ValidAsZeroBits>(
         per_block,
     )?;
     let result = out.slice(blocks..blocks + 1);
-    let v = if one_wait {
-        stream.result_to_host(&result)?[0]
-    } else {
-        stream.to_host(&result)?[0]
-    };
+    if !one_wait {
+        // The form before `to_host` queued its copy first: wait, then copy and wait again.
+        stream.synchronize()?;
+    }
+    let v = stream.to_host(&result)?[0];
     storage::give_ticket(stream, ticket);
     storage::give(stream, out);
     Ok(v)
 }
 
 /// The form of built-in reductions: 0 (the default) one launch (the last block combines the
-/// blocks' results) and the result copied with one wait for the GPU (`result_to_host`); 1 one
-/// launch, the result read by `to_host` (two waits); 2 two launches (a second of one block
-/// combines the results) and `to_host`, the form before 2026-12-02 (branch `cvtsum`).
+/// blocks' results) and the result copied with one wait for the GPU (`to_host`); 1 one
+/// launch, the result read after a `synchronize` (two waits); 2 two launches (a second of
+/// one block combines the results), the form before 2026-12-02 (branch `cvtsum`).
 static REDUCE_FORM: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// Chooses the form of built-in reductions (see `REDUCE_FORM`): for the benchmark's

@@ -224,6 +224,30 @@ impl Thread {
         }
     }
 
+    /// A 64-bit operand of a comparison that the compiler computes in 32 bits on a GPU
+    /// (`passes::compare32`: value ranges, or the launch's test, put it in `u32`'s range, or
+    /// `i32`'s when `signed`): still compared in 64 bits here. One that does not fit is
+    /// reported as the compiler's mistake, so that every kernel the simulator runs also tests
+    /// that reasoning.
+    #[inline]
+    pub fn fits32(&self, value: i128, signed: bool, loc: &'static Loc) -> Result<(), Stop> {
+        let fits = if signed {
+            i32::try_from(value).is_ok()
+        } else {
+            u32::try_from(value).is_ok()
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(self.fail(
+                format!(
+                    "internal error in Cuprum's compiler (please report it with this kernel): a comparison computed in 32 bits has an operand that does not fit them: {value}"
+                ),
+                Some(*loc),
+            ))
+        }
+    }
+
     /// Checks a `step_by` step.
     #[inline]
     pub fn step(&self, step: usize, loc: &'static Loc) -> Result<usize, Stop> {
