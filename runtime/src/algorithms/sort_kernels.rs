@@ -45,102 +45,75 @@ pub fn digit_starts(hist: &mut [u32]) {
     sort_device::digit_offsets(hist);
 }
 
-/// One pass of the sort, 4-byte integer keys, tiles of `TILE = 256·ITEMS` keys, at three blocks
-/// per multiprocessor (80 registers, no spills; `pass_int` takes the other integer keys, which
-/// would spill at 80). `last` is a key whose every digit is 255 (`K::MAX`): the last tile's
-/// places past the end hold it.
-#[kernel(block = 256, min_blocks = 3, instances((i32, u32, 16, 4096), (u32, u32, 16, 4096)))]
-#[allow(clippy::too_many_arguments)]
-pub fn pass_int32<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
-    keys_out: &mut [K],
-    keys_in: &[K],
-    pay_out: &mut [u32],
-    pay_in: &[u32],
-    status: &mut [u32],
-    offsets: &[u32],
-    shift: u32,
-    payload: bool,
-    first: bool,
-    lookback: u32,
-    last: K,
-) {
-    let flip = if K::MIN < K::ZERO {
-        U::ONE << (U::MAX.count_ones() - 1)
-    } else {
-        U::ZERO
+// `pass_int32` and `pass_int`: one body, two kernels that differ only in blocks per
+// multiprocessor (a generic `#[device]` function cannot hold the body: it is also compiled as
+// host Rust, where `k as U` between generic integers does not type-check).
+macro_rules! int_pass {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+            keys_out: &mut [K],
+            keys_in: &[K],
+            pay_out: &mut [u32],
+            pay_in: &[u32],
+            status: &mut [u32],
+            offsets: &[u32],
+            shift: u32,
+            payload: bool,
+            first: bool,
+            lookback: u32,
+            last: K,
+        ) {
+            let flip = if K::MIN < K::ZERO {
+                U::ONE << (U::MAX.count_ones() - 1)
+            } else {
+                U::ZERO
+            };
+            let staged = gpu::shared_array::<K, TILE>();
+            let staged_pay = gpu::shared_array::<u32, TILE>();
+            // Launched only for passes that move a payload (`payload` is true).
+            let _ = payload;
+            sort_device::onesweep_tile(
+                keys_out,
+                keys_in,
+                pay_out,
+                pay_in,
+                status,
+                offsets,
+                shift,
+                true,
+                first,
+                staged,
+                staged_pay,
+                ITEMS,
+                lookback,
+                false,
+                last,
+                |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+            );
+        }
     };
-    let staged = gpu::shared_array::<K, TILE>();
-    let staged_pay = gpu::shared_array::<u32, TILE>();
-    // Launched only for passes that move a payload (`payload` is true).
-    let _ = payload;
-    sort_device::onesweep_tile(
-        keys_out,
-        keys_in,
-        pay_out,
-        pay_in,
-        status,
-        offsets,
-        shift,
-        true,
-        first,
-        staged,
-        staged_pay,
-        ITEMS,
-        lookback,
-        false,
-        last,
-        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
-    );
 }
 
-/// One pass of the sort, integer keys other than 4-byte ones (two blocks per multiprocessor),
-/// tiles as `pass_int32`'s (3072 keys for 8-byte keys, whose staged tile and payloads must fit
-/// in 48 KiB of shared memory). `last` is a key whose every digit is 255 (`K::MAX`): the last
-/// tile's places past the end hold it.
-#[kernel(block = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
-    (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096), (u16, u16, 16, 4096),
-    (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
-#[allow(clippy::too_many_arguments)]
-pub fn pass_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
-    keys_out: &mut [K],
-    keys_in: &[K],
-    pay_out: &mut [u32],
-    pay_in: &[u32],
-    status: &mut [u32],
-    offsets: &[u32],
-    shift: u32,
-    payload: bool,
-    first: bool,
-    lookback: u32,
-    last: K,
-) {
-    let flip = if K::MIN < K::ZERO {
-        U::ONE << (U::MAX.count_ones() - 1)
-    } else {
-        U::ZERO
-    };
-    let staged = gpu::shared_array::<K, TILE>();
-    let staged_pay = gpu::shared_array::<u32, TILE>();
-    // Launched only for passes that move a payload (`payload` is true).
-    let _ = payload;
-    sort_device::onesweep_tile(
-        keys_out,
-        keys_in,
-        pay_out,
-        pay_in,
-        status,
-        offsets,
-        shift,
-        true,
-        first,
-        staged,
-        staged_pay,
-        ITEMS,
-        lookback,
-        false,
-        last,
-        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
-    );
+int_pass! {
+    /// One pass of the sort, 4-byte integer keys, tiles of `TILE = 256·ITEMS` keys, at three
+    /// blocks per multiprocessor (80 registers, no spills; `pass_int` takes the other integer
+    /// keys, which would spill at 80). `last` is a key whose every digit is 255 (`K::MAX`): the
+    /// last tile's places past the end hold it.
+    #[kernel(block = 256, min_blocks = 3, instances((i32, u32, 16, 4096), (u32, u32, 16, 4096)))]
+    pass_int32
+}
+
+int_pass! {
+    /// One pass of the sort, integer keys other than 4-byte ones (two blocks per
+    /// multiprocessor), tiles as `pass_int32`'s (3072 keys for 8-byte keys, whose staged tile
+    /// and payloads must fit in 48 KiB of shared memory). `last` is a key whose every digit is
+    /// 255 (`K::MAX`): the last tile's places past the end hold it.
+    #[kernel(block = 256, instances((i8, u8, 16, 4096), (i16, u16, 16, 4096),
+        (i64, u64, 12, 3072), (isize, u64, 12, 3072), (u8, u8, 16, 4096), (u16, u16, 16, 4096),
+        (u64, u64, 12, 3072), (usize, u64, 12, 3072)))]
+    pass_int
 }
 
 /// One pass of the sort, float keys (IEEE total order), tiles as `pass_int`'s; `last` is the
