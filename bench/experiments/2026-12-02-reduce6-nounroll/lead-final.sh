@@ -20,8 +20,9 @@ one() {
 export -f one; export B L
 ls $B/test-gpu* | grep -v "${SKIP:-^$}" | xargs -P 4 -I{} bash -c 'one {}' > $OUT/verify.txt
 ls $B/example-* | xargs -P 3 -I{} bash -c 'one {}' >> $OUT/verify.txt
+for f in $(grep -v ^PASS $OUT/verify.txt | awk '{print $2}'); do echo "rerun alone: $(one $B/$f)"; done >> $OUT/verify.txt
 sort $OUT/verify.txt; echo "verify: $(grep -c ^PASS $OUT/verify.txt) pass, $(grep -vc ^PASS $OUT/verify.txt) fail, $(( $(date +%s) - t0 ))s"
 $B/bench-bench_cub ${CUB_ROUNDS:-5} 28 > $OUT/bench_cub.txt 2>&1; echo "bench_cub rc=$? $(( $(date +%s) - t0 ))s"
 $B/bench-bench ${BENCH_ROUNDS:-3} > $OUT/bench.txt 2>&1; echo "bench rc=$? $(( $(date +%s) - t0 ))s"
-python3 .dev-lead/r6/time_r6.py 30 > $OUT/r6.txt 2>&1; echo "r6 rc=$? $(( $(date +%s) - t0 ))s"
+
 grep -E "vs CUB|^\| " $OUT/bench_cub.txt | head -40
