@@ -100,13 +100,11 @@ mod tests {
     use super::*;
     use crate::ty::{struct_layout, Scalar, StructDef, Ty};
 
-    /// `-nvptx-short-ptr` took: shared (3), constant (4) and local (5) pointers are 32 bits,
-    /// global and generic ones 64.
-    #[test]
-    fn shared_local_and_constant_pointers_are_32_bits() {
+    /// An sm_80 target machine, as the build makes them (after `init_nvptx`).
+    fn sm80_machine() -> inkwell::targets::TargetMachine {
         init_nvptx();
         let triple = TargetTriple::create(TRIPLE);
-        let tm = LlvmTarget::from_triple(&triple)
+        LlvmTarget::from_triple(&triple)
             .unwrap()
             .create_target_machine(
                 &triple,
@@ -116,7 +114,14 @@ mod tests {
                 RelocMode::Default,
                 CodeModel::Default,
             )
-            .unwrap();
+            .unwrap()
+    }
+
+    /// `-nvptx-short-ptr` took: shared (3), constant (4) and local (5) pointers are 32 bits,
+    /// global and generic ones 64.
+    #[test]
+    fn shared_local_and_constant_pointers_are_32_bits() {
+        let tm = sm80_machine();
         let layout = tm.get_target_data().get_data_layout();
         let layout = layout.as_str().to_str().unwrap();
         for space in ["p3:32:32", "p4:32:32", "p5:32:32"] {
@@ -132,19 +137,7 @@ mod tests {
     /// layout gives the struct types the lowering makes.
     #[test]
     fn struct_layout_is_llvms() {
-        init_nvptx();
-        let triple = TargetTriple::create(TRIPLE);
-        let tm = LlvmTarget::from_triple(&triple)
-            .unwrap()
-            .create_target_machine(
-                &triple,
-                "sm_80",
-                "",
-                OptimizationLevel::None,
-                RelocMode::Default,
-                CodeModel::Default,
-            )
-            .unwrap();
+        let tm = sm80_machine();
         let data = tm.get_target_data();
         let ctx = Context::create();
         let s = |x| Ty::Scalar(x);
