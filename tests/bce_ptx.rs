@@ -16,6 +16,7 @@ fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         ("fast_matmul", bce::fast_matmul::NAME, bce::fast_matmul::PTX),
         ("vector_add", bce::vector_add::NAME, bce::vector_add::PTX),
         ("rows_from", bce::rows_from::NAME, bce::rows_from::PTX),
+        ("sgemm_tiles", bce::sgemm_tiles::NAME, bce::sgemm_tiles::PTX),
         (
             "rows_from_unchecked",
             bce::rows_from_unchecked::rows_from::NAME,

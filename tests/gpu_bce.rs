@@ -658,3 +658,76 @@ fn comparisons_are_computed_in_32_bits_only_when_the_launch_allows() -> cuprum::
     }
     Ok(())
 }
+
+/// `sgemm_tiles` (`examples/matmul.rs`' `sgemm`, 8×8 tiles, no declared block) on both sides
+/// of its launch's test (`block_dim() <= (8, 8)`, and the operands hold what the grid reaches
+/// at the last turn): the copy without checks computes the product; a block wider than the
+/// tile runs the checked body, which reports the tile's index; a `k` whose last tile ends
+/// past a short `a` fails the test and the checked body computes the right product where
+/// it stays in bounds, and reports `a`'s index where it does not.
+#[test]
+fn sgemm_tiles_is_versioned_on_the_block_shape_and_the_last_tile() -> cuprum::Result<()> {
+    let tile = GEMM_TILE;
+    assert!(
+        sgemm_tiles::FAST_PTX.is_some(),
+        "sgemm_tiles has a launch-selected copy"
+    );
+    for dev in backends()? {
+        // Its own stream: tests run in parallel and a stream reports its failures to whoever synchronizes it.
+        let stream = dev.new_stream()?;
+        let mut rng = fastrand::Rng::new();
+        let scale = if on_gpu(&dev) { 32 } else { 1 };
+        let (gm, gn) = (scale + rng.usize(1..3), scale + rng.usize(1..3));
+        let (m, n) = (gm * tile, gn * tile);
+        // `k` not a multiple of the tile: the loop reads the first `k / 8 · 8` columns, and
+        // the test's bound for `8·t` (`k − 8`) is above the last turn's (`(k / 8 − 1) · 8`).
+        let k = tile * (scale + rng.usize(1..4)) + rng.usize(1..tile);
+        let used = k / tile * tile;
+        let (a, b) = (random_f32(m * k, -1.0, 1.0), random_f32(k * n, -1.0, 1.0));
+        let product = |c: &[f32], what: &str| {
+            let mut want = vec![0.0f32; m * n];
+            let mut mag = vec![0.0f32; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    for p in 0..used {
+                        want[i * n + j] += a[i * k + p] * b[p * n + j];
+                        mag[i * n + j] += (a[i * k + p] * b[p * n + j]).abs();
+                    }
+                }
+            }
+            compare_f32(c, &want, &mag, 4.0 * k as f32 * f32::EPSILON)
+                .unwrap_or_else(|e| panic!("{what}, m {m} n {n} k {k}: {e}"));
+        };
+        let (da, db) = (stream.to_device(&a)?, stream.to_device(&b)?);
+        let grid = (gn as u32, gm as u32);
+        let (nu, ku) = (n as u32, k as u32);
+        // The launch it is written for: the test holds.
+        let mut c = stream.to_device(&vec![f32::NAN; m * n])?;
+        launch!(sgemm_tiles<<<grid, (8, 8), stream>>>(&mut c, &da, &db, nu, ku))?;
+        product(&stream.to_host(&c)?, "block (8, 8)");
+        // A shorter `a` whose missing elements no turn reads (`k − used` of them): the test
+        // fails, the checked body runs and is right.
+        let short = m * k - (k - used);
+        let sa = stream.to_device(&a[..short])?;
+        let mut c = stream.to_device(&vec![f32::NAN; m * n])?;
+        launch!(sgemm_tiles<<<grid, (8, 8), stream>>>(&mut c, &sa, &db, nu, ku))?;
+        product(&stream.to_host(&c)?, "a short by the unread columns");
+        // One element shorter still: the last row's last tile reads past it, reported.
+        let sa = stream.to_device(&a[..short - 1])?;
+        let failed = launch!(sgemm_tiles<<<grid, (8, 8), stream>>>(&mut c, &sa, &db, nu, ku))
+            .and_then(|()| stream.synchronize());
+        let (index, len) = bounds_failure(failed).expect("a's last element is missing");
+        assert_eq!((index, len), (short as u64 - 1, short as u64 - 1));
+        // A block wider than the tile (same threads): the checked body reports the tile.
+        let failed = launch!(sgemm_tiles<<<grid, (16, 4), stream>>>(&mut c, &da, &db, nu, ku))
+            .and_then(|()| stream.synchronize());
+        let (index, len) = bounds_failure(failed).expect("tx reaches past the tile");
+        assert!(len == tile as u64 && index >= len, "{index} {len}");
+        // A narrower block: the test holds, nothing out of bounds (the tile is partly
+        // written, so no product to compare).
+        let mut c = stream.to_device(&vec![0.0f32; m * n])?;
+        launch!(sgemm_tiles<<<grid, (4, 8), stream>>>(&mut c, &da, &db, nu, ku))?;
+        stream.synchronize()?;
+    }
+    Ok(())
+}

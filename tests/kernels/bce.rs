@@ -196,3 +196,30 @@ pub fn below_bound(out: &mut [u32], inp: &[u32], bound: usize) {
         out[i] = inp[i] + step;
     }
 }
+
+/// Edge of `sgemm_tiles`' shared tiles (small, for the simulator).
+pub const GEMM_TILE: usize = 8;
+
+/// `examples/matmul.rs`' `sgemm` with 8×8 tiles and no declared block: the launch selects
+/// the copy without checks when `block_dim() <= (8, 8)` (the shared tiles' extents) and the
+/// operands hold every tile the grid reaches at the last turn of `t` (`8·t <= k − 8`).
+#[kernel]
+pub fn sgemm_tiles(c: &mut [f32], a: &[f32], b: &[f32], n: u32, k: u32) {
+    let a_tile = gpu::shared_array_2d::<f32, GEMM_TILE, GEMM_TILE>();
+    let b_tile = gpu::shared_array_2d::<f32, GEMM_TILE, GEMM_TILE>();
+    let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);
+    let row = gpu::block_idx().y as usize * GEMM_TILE + ty;
+    let col = gpu::block_idx().x as usize * GEMM_TILE + tx;
+    let (n, k) = (n as usize, k as usize);
+    let mut acc = 0.0f32;
+    for t in 0..k / GEMM_TILE {
+        a_tile[ty][tx] = a[row * k + t * GEMM_TILE + tx];
+        b_tile[ty][tx] = b[(t * GEMM_TILE + ty) * n + col];
+        gpu::sync_threads();
+        for kk in 0..GEMM_TILE {
+            acc += a_tile[ty][kk] * b_tile[kk][tx];
+        }
+        gpu::sync_threads();
+    }
+    c[row * n + col] = acc;
+}

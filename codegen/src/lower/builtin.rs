@@ -160,9 +160,12 @@ impl<'ctx> FnLower<'_, 'ctx> {
             Builtin::GridDim => self.dim3("nctaid"),
             Builtin::GlobalId(axis) => {
                 // 64-bit arithmetic: 2^31 blocks of 1024 threads overflow 32 bits. LLVM turns
-                // the widened multiply into one `mul.wide.u32`.
-                let block = self.widen(self.sreg("ctaid", axis));
+                // the widened multiply into one `mul.wide.u32`. `%ntid` is read before
+                // `%ctaid`, as nvcc orders them: ptxas then loads `ntid` from the constant
+                // bank (ULDC) and issues the `ctaid` S2R alone, which measured 1.3–1.5%
+                // faster on the memory-bound laplace kernel (bench/NOTES.md, 2026-12-06).
                 let dim = self.widen(self.sreg("ntid", axis));
+                let block = self.widen(self.sreg("ctaid", axis));
                 let tid = self.widen(self.sreg("tid", axis));
                 let base = ok!(self.b.build_int_nuw_mul(block, dim, "base"));
                 ok!(self.b.build_int_nuw_add(base, tid, "global_id")).into()

@@ -87,6 +87,17 @@ impl Launch {
     }
 }
 
+/// What a versioning candidate's index must stay below: a slice's length, or the constant
+/// length of a fixed-size array or a shared array's dimension (indexed by thread indices of
+/// a launch the kernel does not declare: `tile[ty][tx]` holds when `block_dim() <= (32, 32)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// `len(slice)`.
+    Len(LocalId),
+    /// A constant length.
+    Fixed(i128),
+}
+
 /// The largest grid per axis.
 const MAX_GRID: [i128; 3] = [(1 << 31) - 1, 65535, 65535];
 
@@ -101,6 +112,9 @@ struct Env {
     lens: Vec<(String, LocalId, i128)>,
     /// `key <= poly` (the key's value, a polynomial of uniform symbols).
     ub: Vec<(String, Poly)>,
+    /// `d * key <= poly` (`d > 1`): a loop variable of `for t in 0..n / d` (`d·t <= n − d`),
+    /// whose own bound `n / d − 1` is no polynomial but whose multiples of `d` have one.
+    scaled: Vec<(String, i128, Poly)>,
 }
 
 impl Env {
@@ -115,6 +129,7 @@ impl Env {
         self.ranges.retain(|k, _| !k.contains(&tag));
         self.lens.retain(|(k, _, _)| !k.contains(&tag));
         self.ub.retain(|(k, _)| !k.contains(&tag));
+        self.scaled.retain(|(k, _, _)| !k.contains(&tag));
     }
 }
 
@@ -204,11 +219,16 @@ fn version_body(
     f: &mut Function,
     sites: &mut Sites,
     body: Block,
-    candidates: &[(SiteId, LocalId, Poly)],
+    candidates: &[(SiteId, Limit, Poly)],
     symbols: &Symbols,
     host: Option<&mut Option<HostTest>>,
 ) -> Block {
-    if candidates.is_empty() {
+    // A copy is made for slices: a constant length joins a test that slices justify (its
+    // checks alone, often folded by LLVM, do not pay for a second body).
+    if !candidates
+        .iter()
+        .any(|(_, l, _)| matches!(l, Limit::Len(_)))
+    {
         return body;
     }
     let mut uses: HashMap<SiteId, usize> = HashMap::new();
@@ -270,7 +290,7 @@ fn version_body(
     let span = f.span;
     // One test per slice and largest `q` (`q1 - q2` non-negative: `q1 <= len` gives
     // `q2 <= len`).
-    let mut needed: Vec<(LocalId, Poly)> = Vec::new();
+    let mut needed: Vec<(Limit, Poly)> = Vec::new();
     for (s, slice, q) in candidates {
         if !elide.contains(s) {
             continue;
@@ -293,10 +313,19 @@ fn version_body(
     // test runs in every thread).
     let mut tests: Vec<Expr> = Vec::new();
     let mut guards = std::collections::BTreeMap::new();
-    for (slice, q) in needed.iter().filter(|_| host_test.is_none()) {
-        let Some(len) = symbols.get(&len_symbol(*slice)) else {
-            return body;
+    for (limit, q) in needed.iter().filter(|_| host_test.is_none()) {
+        let len = match limit {
+            Limit::Len(slice) => match symbols.get(&len_symbol(*slice)) {
+                Some(len) => len.clone(),
+                None => return body,
+            },
+            Limit::Fixed(n) => Expr {
+                kind: ExprKind::Int(*n),
+                ty: Ty::USIZE,
+                span,
+            },
         };
+        let len = &len;
         let test = poly::cheap_at_most(q, len, symbols, &mut guards, span)
             .or_else(|| poly::at_most(q, len, symbols, span));
         match test {
@@ -391,9 +420,9 @@ struct Pass<'a> {
     alias: HashMap<LocalId, (String, Expr)>,
     /// The uniform symbols met, with their IR.
     symbols: Symbols,
-    /// Checked slice accesses whose index is at most a polynomial: (site, slice, `q`) where
-    /// the access holds when `q <= len(slice)`.
-    candidates: Vec<(SiteId, LocalId, Poly)>,
+    /// Checked accesses whose index is at most a polynomial: (site, limit, `q`) where the
+    /// access holds when `q <= limit`.
+    candidates: Vec<(SiteId, Limit, Poly)>,
     /// Only when asked for ([`fitting_comparisons`]): nothing is elided, and the comparisons
     /// of 64-bit integers whose operands both fit in 32 bits where they stand are collected
     /// (by address: the walk moves nothing).
@@ -759,6 +788,9 @@ impl Pass<'_> {
                 }
             }
             ExprKind::Binary(op, a, b, _) if e.ty == Ty::USIZE => {
+                if let Some(high) = self.scaled_product(*op, a, b, env) {
+                    return Some((Poly::constant(0), high));
+                }
                 if let (Some((la, ha)), Some((lb, hb))) = (self.bounds(a, env), self.bounds(b, env))
                 {
                     let both = match op {
@@ -803,6 +835,61 @@ impl Pass<'_> {
             return Some((Poly::constant(r.0.max(0)), Poly::constant(r.1)));
         }
         self.launch_leaf(e)
+    }
+
+    /// An upper bound of `x * c` (or `c * x`), `c` a constant multiple of `d`, where
+    /// `d * x <= p` is known (`Env::scaled`): `(c / d) · p`. The product is then a leaf (its
+    /// value is at most that, so it does not wrap).
+    fn scaled_product(&self, op: BinOp, a: &Expr, b: &Expr, env: &Env) -> Option<Poly> {
+        if op != BinOp::Mul {
+            return None;
+        }
+        let (x, c) = match (&a.kind, &b.kind) {
+            (_, ExprKind::Int(c)) => (a, *c),
+            (ExprKind::Int(c), _) => (b, *c),
+            _ => return None,
+        };
+        if c <= 0 || self.range(x, env).0 < 0 {
+            return None;
+        }
+        let unsigned = |t: &Ty| t.as_scalar().is_some_and(|s| s.is_int() && !s.is_signed());
+        let x = match &x.kind {
+            ExprKind::Cast(y)
+                if unsigned(&y.ty)
+                    && unsigned(&x.ty)
+                    && type_range(&y.ty).1 <= type_range(&x.ty).1 =>
+            {
+                y
+            }
+            _ => x,
+        };
+        let k = self.key(x)?;
+        env.scaled
+            .iter()
+            .rev()
+            .filter(|(key, d, _)| *key == k && c % d == 0)
+            .find_map(|(_, d, p)| p.mul(&Poly::constant(c / d)))
+    }
+
+    /// `(d, p)` when `e` is `x / d` for a constant `d > 1` and `x` (unsigned) at most the
+    /// polynomial `p` of the launch's values, `x` never negative.
+    fn quotient_bound(&mut self, e: &Expr, env: &Env) -> Option<(i128, Poly)> {
+        let ExprKind::Binary(BinOp::Div, x, d, None) = &e.kind else {
+            return None;
+        };
+        let ExprKind::Int(d) = d.kind else {
+            return None;
+        };
+        let unsigned =
+            e.ty.as_scalar()
+                .is_some_and(|s| s.is_int() && !s.is_signed());
+        if !unsigned || d <= 1 {
+            return None;
+        }
+        let (low, high) = self.bounds(x, env)?;
+        // `V(x)` is `x` itself when it is never negative (a non-negative value modulo 2⁶⁴ is
+        // at most itself), so `x <= high`.
+        (low.nonneg() && high.0.keys().any(|m| !m.is_empty())).then_some((d, high))
     }
 
     /// Bounds of a launch index or dimension (widened or not) in the launch's dimensions:
@@ -1270,7 +1357,14 @@ impl Pass<'_> {
                     inner.ub.extend(p.map(|p| (tag.clone(), p)));
                 }
                 if let (false, Some(s)) = (*inclusive, self.len_of(end)) {
-                    inner.lens.push((tag, s, 0));
+                    inner.lens.push((tag.clone(), s, 0));
+                }
+                // `for t in a..n / d`: `t <= n / d - 1`, so `d * t <= n - d` (loop predication:
+                // the index's value at the last turn, `t * d` in `a[.. + t * 32 + ..]`, is a
+                // polynomial of the launch's values).
+                if let Some((d, p)) = self.quotient_bound(end, env) {
+                    let p = p.sub(&Poly::constant(if *inclusive { 0 } else { d }));
+                    inner.scaled.extend(p.map(|p| (tag, d, p)));
                 }
                 self.block(body, &mut inner);
             }
@@ -1294,7 +1388,7 @@ impl Pass<'_> {
 
     /// Records the access `slice[index]` at `site` as a candidate for versioning when its
     /// index is bounded by polynomials: non-negative below, `q - 1` above.
-    fn candidate(&mut self, site: SiteId, slice: LocalId, index: &Expr, env: &Env) {
+    fn candidate(&mut self, site: SiteId, limit: Limit, index: &Expr, env: &Env) {
         let Some((low, high)) = self.bounds(index, env) else {
             return;
         };
@@ -1305,24 +1399,30 @@ impl Pass<'_> {
         if !low.nonneg() || q.0.keys().all(|m| m.is_empty()) {
             return;
         }
-        let len = Expr {
-            kind: ExprKind::Len(Place {
-                base: slice,
-                proj: Vec::new(),
-                ty: self.f.locals[slice].ty.clone(),
-            }),
-            ty: Ty::USIZE,
-            span: index.span,
-        };
-        let Some(len) = self.sym_of(&len) else {
-            return;
+        let len = match limit {
+            Limit::Len(slice) => {
+                let len = Expr {
+                    kind: ExprKind::Len(Place {
+                        base: slice,
+                        proj: Vec::new(),
+                        ty: self.f.locals[slice].ty.clone(),
+                    }),
+                    ty: Ty::USIZE,
+                    span: index.span,
+                };
+                let Some(len) = self.sym_of(&len) else {
+                    return;
+                };
+                Poly::symbol(&len)
+            }
+            Limit::Fixed(n) => Poly::constant(n),
         };
         // `q <= len` can never hold when `q - len` is a positive polynomial: no test.
         let never = q
-            .sub(&Poly::symbol(&len))
+            .sub(&len)
             .is_some_and(|d| d.nonneg() && d != Poly::default());
         if !never {
-            self.candidates.push((site, slice, q));
+            self.candidates.push((site, limit, q));
         }
     }
 
@@ -1346,8 +1446,18 @@ impl Pass<'_> {
                     } else if let Some(s) = *site {
                         if !self.sites.is_elided(s) && self.proved(base, &ty, index, env) {
                             *site = Some(self.sites.elided_copy(s, Elision::InRange));
-                        } else if !self.sites.is_elided(s) && matches!(ty, Ty::Slice { .. }) {
-                            self.candidate(s, base, index, env);
+                        } else if !self.sites.is_elided(s) {
+                            let limit = match &ty {
+                                Ty::Slice { .. } => Some(Limit::Len(base)),
+                                Ty::Array(_, n) => Some(Limit::Fixed(*n as i128)),
+                                Ty::Shared { dims, .. } if !dims.is_empty() => {
+                                    Some(Limit::Fixed(dims[0] as i128))
+                                }
+                                _ => None,
+                            };
+                            if let Some(limit) = limit {
+                                self.candidate(s, limit, index, env);
+                            }
                         }
                     }
                     ty = match &ty {

@@ -11,17 +11,14 @@
 //! launch computes it from), a dimension only as `grid_dim()`/`block_dim()` widened from
 //! `u32`. Anything else keeps the test in the kernel.
 
+use super::bounds::Limit;
 use super::poly::{Poly, Symbols};
 use crate::ir::{Builtin, Expr, ExprKind, Function, HostTest, HostValue, LocalId, Place};
 use crate::ty::{Scalar, Ty};
 
-/// The launch's test that each `q <= len(slice)` of `needed`, or `None` when a symbol is not
-/// a launch value.
-pub(crate) fn test(
-    f: &Function,
-    needed: &[(LocalId, Poly)],
-    symbols: &Symbols,
-) -> Option<HostTest> {
+/// The launch's test that each `q <= limit` of `needed` (a slice's length or a constant), or
+/// `None` when a symbol is not a launch value.
+pub(crate) fn test(f: &Function, needed: &[(Limit, Poly)], symbols: &Symbols) -> Option<HostTest> {
     let mut values: Vec<HostValue> = Vec::new();
     let mut index = |v: HostValue| -> u32 {
         match values.iter().position(|&x| x == v) {
@@ -33,8 +30,11 @@ pub(crate) fn test(
         }
     };
     let mut tests = Vec::new();
-    for (slice, q) in needed {
-        let len = index(HostValue::Len(param_index(f, *slice)?));
+    for (limit, q) in needed {
+        let len = index(match *limit {
+            Limit::Len(slice) => HostValue::Len(param_index(f, slice)?),
+            Limit::Fixed(n) => HostValue::Const(u64::try_from(n).ok()?),
+        });
         let mut terms = Vec::new();
         for (monomial, &c) in &q.0 {
             let mut factors = Vec::new();

@@ -204,3 +204,150 @@ fn the_launch_selected_copy_has_a_module_of_its_own() {
         .fast_ptx
         .is_none());
 }
+
+/// `examples/matmul.rs`' `sgemm` with `T × T` tiles: a block of undeclared shape loads a tile
+/// of `a` and of `b` per turn of `for t in 0..k / T` into shared tiles indexed by the thread
+/// indices.
+fn sgemm_src(tile: usize) -> String {
+    "fn sgemm(c: &mut [f32], a: &[f32], b: &[f32], m: u32, n: u32, k: u32) {
+        let a_tile = gpu::shared_array_2d::<f32, T, T>();
+        let b_tile = gpu::shared_array_2d::<f32, T, T>();
+        let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);
+        let row = gpu::block_idx().y as usize * T + ty;
+        let col = gpu::block_idx().x as usize * T + tx;
+        let (n, k) = (n as usize, k as usize);
+        let mut acc = 0.0f32;
+        for t in 0..k / T {
+            a_tile[ty][tx] = a[row * k + t * T + tx];
+            b_tile[ty][tx] = b[(t * T + ty) * n + col];
+            gpu::sync_threads();
+            for kk in 0..T {
+                acc += a_tile[ty][kk] * b_tile[kk][tx];
+            }
+            gpu::sync_threads();
+        }
+        c[row * n + col] = acc;
+    }"
+    .replace('T', &tile.to_string())
+}
+
+/// A launch of `sgemm_src(8)` as the host test sees it.
+#[derive(Clone, Copy, Debug)]
+struct Gemm {
+    block: [u64; 2],
+    grid: [u64; 2],
+    n: u64,
+    k: u64,
+    lens: [u64; 3],
+}
+
+fn gemm_value(v: &HostValue, g: Gemm) -> u64 {
+    match v {
+        HostValue::Len(p) => g.lens[*p],
+        HostValue::Scalar(4) => g.n,
+        HostValue::Scalar(5) => g.k,
+        HostValue::Const(c) => *c,
+        HostValue::BlockDim(a) => g.block.get(*a as usize).copied().unwrap_or(1),
+        HostValue::GridDim(a) => g.grid.get(*a as usize).copied().unwrap_or(1),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Whether every access of `sgemm_src(tile)` is in bounds for the launch `g` (every thread,
+/// every turn).
+fn gemm_in_bounds(tile: u64, g: Gemm) -> bool {
+    let [bx, by] = g.block;
+    let (n, k) = (g.n, g.k);
+    for gy in 0..g.grid[1] {
+        for gx in 0..g.grid[0] {
+            for ty in 0..by {
+                for tx in 0..bx {
+                    if tx >= tile || ty >= tile {
+                        return false;
+                    }
+                    let (row, col) = (gy * tile + ty, gx * tile + tx);
+                    for t in 0..k / tile {
+                        if row * k + t * tile + tx >= g.lens[1]
+                            || (t * tile + ty) * n + col >= g.lens[2]
+                        {
+                            return false;
+                        }
+                    }
+                    if row * n + col >= g.lens[0] {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Loop predication and the shared tiles' extents (issue 15, `sgemmver`): `t` in
+/// `0..k / T` gives `T·t <= k − T` (the index at the last turn), and `tile[ty][tx]` holds
+/// when `block_dim() <= (T, T)`, so the launch tests both and the copy it selects has no
+/// check at all; the test fails, and the checked body runs, for a block wider or taller than
+/// the tile, for operands shorter than the grid reaches, and for a `k` past `a`'s rows.
+#[test]
+fn the_launch_tests_the_tile_loop_and_the_block_shape() {
+    let tile = 8u64;
+    let k = compile(&sgemm_src(tile as usize));
+    let t = k.program.host_test.as_ref().expect("sgemm is versioned");
+    assert!(t.values.contains(&HostValue::BlockDim(0)), "{t:?}");
+    assert!(t.values.contains(&HostValue::Const(tile)), "{t:?}");
+    // The launch-selected copy checks nothing.
+    let fast = k.fast_ptx.as_deref().expect("a module for the copy");
+    let body = entry_body(fast, "sgemm");
+    assert!(!body.contains("__cuprum_panic"), "{body}");
+    let test = |g: Gemm| {
+        let values: Vec<u64> = t.values.iter().map(|v| gemm_value(v, g)).collect();
+        evaluate(t, &values)
+    };
+    let mut held = 0;
+    let blocks = [
+        [8, 8],
+        [4, 8],
+        [8, 2],
+        [16, 4],
+        [4, 16],
+        [9, 8],
+        [8, 9],
+        [1, 1],
+    ];
+    for block in blocks {
+        for grid in [[1, 1], [2, 1], [1, 3], [2, 2]] {
+            for kk in [0, 5, 8, 13, 16, 24] {
+                let (m, n) = (grid[1] * tile, grid[0] * tile);
+                let full = [m * n, m * kk, kk * n];
+                for da in [0, 1, 5, 9] {
+                    for db in [0, 1, 9] {
+                        let lens = [
+                            full[0],
+                            full[1].saturating_sub(da),
+                            full[2].saturating_sub(db),
+                        ];
+                        let g = Gemm {
+                            block,
+                            grid,
+                            n,
+                            k: kk,
+                            lens,
+                        };
+                        let fast = test(g);
+                        assert!(!fast || gemm_in_bounds(tile, g), "{g:?}: a wrong fast copy");
+                        held += usize::from(fast);
+                        // The launch the kernel is written for selects the copy.
+                        if block == [8, 8] && da == 0 && db == 0 {
+                            assert!(fast, "{g:?}: the test fails");
+                        }
+                        // A block past the tile always runs the checked body.
+                        if block[0] > tile || block[1] > tile {
+                            assert!(!fast, "{g:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(held > 0);
+}

@@ -491,3 +491,100 @@ fn a_guard_below_a_length_over_d_proves_d_elements_per_index() {
     let ir = optimized(&eight, quote::quote!(block = 256));
     assert_eq!(ir.matches("(elided: in range)").count(), 5, "{ir}");
 }
+
+#[test]
+fn a_loop_to_n_over_d_bounds_its_variable_times_d() {
+    // `t < k / 32`, so `32·t <= k − 32`: `x[t * 32 + i]` (`i < 32`) holds when `k <= len(x)`,
+    // tested once for every turn. The copy's loop checks nothing.
+    let src = "fn sums(out: &mut [f32], x: &[f32], k: usize) {
+        let i = gpu::thread_idx().x as usize;
+        if i < 32 {
+            let mut acc = 0.0f32;
+            for t in 0..k / 32 {
+                acc += x[t * 32 + i];
+            }
+            out[i] = acc;
+        }
+    }";
+    let ir = in_kernel_test(src);
+    assert!(ir.contains("(elided: versioned)"), "{ir}");
+    // A multiple that is not one of 32 (`16·t`) has no bound: no copy (its loop would keep
+    // the check).
+    let ir = in_kernel_test(&src.replace("t * 32", "t * 16"));
+    assert!(!ir.contains("versioned"), "{ir}");
+    // Nor a quotient of what nothing bounds (a value read from memory).
+    let src2 = src.replace("k / 32", "(x[0] as usize) / 32");
+    let ir = in_kernel_test(&src2);
+    assert!(!ir.contains("versioned"), "{ir}");
+}
+
+#[test]
+fn shared_tiles_indexed_by_thread_indices_join_the_test_on_the_block_shape() {
+    // An undeclared block: `tile[ty][tx]` holds when `block_dim() <= (16, 8)`; the copy that
+    // `x`'s index justifies drops the tile's checks too, tested on the launch's shape.
+    let src = "fn tiles(out: &mut [f32], x: &[f32], n: u32) {
+        let tile = gpu::shared_array_2d::<f32, 8, 16>();
+        let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);
+        let n = n as usize;
+        for t in 0..n / 16 {
+            tile[ty][tx] = x[t * 16 + tx];
+            gpu::sync_threads();
+            out[t * 16 + tx] += tile[tx % 8][ty];
+            gpu::sync_threads();
+        }
+    }";
+    let mut options = KernelOptions::default();
+    let mut p = checked(src, &options);
+    passes::optimize(&mut p, &options);
+    let t = p.host_test.clone().expect("versioned on a host test");
+    use cuprum_codegen::HostValue;
+    for v in [
+        HostValue::BlockDim(0),
+        HostValue::BlockDim(1),
+        HostValue::Const(16),
+        HostValue::Const(8),
+    ] {
+        assert!(t.values.contains(&v), "{v:?} missing from {t:?}");
+    }
+    // `tile[tx % 8][ty]`: `tx % 8` is proved, `ty < 16` joins the test; the copy checks
+    // nothing.
+    let ir = print::program(&p);
+    let copy = ir.split("} else {").next().unwrap();
+    let checked_sites = copy
+        .split("@s")
+        .skip(1)
+        .filter(|r| {
+            !r.trim_start_matches(|c: char| c.is_ascii_digit())
+                .starts_with(':')
+        })
+        .count();
+    assert!(copy.contains("host_test()") && checked_sites == 0, "{ir}");
+    // Tested in the kernel where the launch cannot (constant lengths as literals).
+    let ir = in_kernel_test(src);
+    assert!(
+        ir.contains("<= 8usize") && ir.contains("<= 16usize"),
+        "{ir}"
+    );
+    // The declared block of the tile's shape proves them: no block term.
+    options = KernelOptions::parse(quote::quote!(block = (16, 8))).unwrap();
+    let mut p = checked(src, &options);
+    passes::optimize(&mut p, &options);
+    let t = p.host_test.clone().expect("versioned on a host test");
+    assert!(
+        !t.values.iter().any(|v| matches!(v, HostValue::BlockDim(_))),
+        "{t:?}"
+    );
+    // The tile alone (no slice in the loop) makes no copy: LLVM folds such checks often, and
+    // they do not pay for a second body.
+    let alone = "fn tile_only(out: &mut [f32]) {
+        let tile = gpu::shared_array_2d::<f32, 8, 16>();
+        let (tx, ty) = (gpu::thread_idx().x as usize, gpu::thread_idx().y as usize);
+        tile[ty][tx] = 1.0;
+        gpu::sync_threads();
+        if tx == 0 && ty == 0 {
+            out[0] = tile[3][5];
+        }
+    }";
+    let ir = optimized(alone, quote::quote!());
+    assert!(!ir.contains("versioned"), "{ir}");
+}

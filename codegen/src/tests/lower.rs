@@ -84,6 +84,18 @@ fn global_id_uses_one_wide_multiply() {
 }
 
 #[test]
+fn global_id_reads_ntid_before_ctaid() {
+    // nvcc's order: ptxas then takes `ntid` from the constant bank and issues one S2R.
+    let k = compile(
+        "fn k(o: &mut [u64]) { let i = gpu::global_id_x(); if i < o.len() { o[i] = i as u64; } }",
+    );
+    let body = entry_body(&k.ptx, "k");
+    let ntid = body.find("%ntid.x").expect("reads %ntid.x");
+    let ctaid = body.find("%ctaid.x").expect("reads %ctaid.x");
+    assert!(ntid < ctaid, "{}", k.ptx);
+}
+
+#[test]
 fn sync_threads_is_a_barrier() {
     let k = compile("fn k(o: &mut [u32]) { gpu::sync_threads(); o[0] = 1; }");
     assert!(
