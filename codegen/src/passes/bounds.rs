@@ -284,7 +284,11 @@ fn version_body(
     let kept_in_loops = in_loops
         .iter()
         .any(|(s, slice)| *slice && !elide.contains(s) && !sites.is_elided(*s));
-    if has_loop && (kept_in_loops || !elide.iter().any(|s| in_loops.contains_key(s))) {
+    // A loop's checks of fixed-length (shared) arrays alone do not pay for the copy either:
+    // reduce6's tree loop (`sdata[t + s]`) made one whose grid-stride loop lost its unrolling,
+    // 8% slower on an H100 (bench/NOTES.md, 2026-12-06).
+    let elides_slice_in_loop = elide.iter().any(|s| in_loops.get(s) == Some(&true));
+    if has_loop && (kept_in_loops || !elides_slice_in_loop) {
         return body;
     }
     let span = f.span;

@@ -351,3 +351,43 @@ fn the_launch_tests_the_tile_loop_and_the_block_shape() {
     }
     assert!(held > 0);
 }
+
+/// reduce #6's shape: a grid-stride loop whose slice reads the `while` proves, then a tree
+/// loop over a shared array indexed by the thread. Only the shared array's checks would leave
+/// the loops, which does not pay for a second body (the copy lost the grid-stride loop's
+/// unrolling and ran 8% slower on an H100): no copy, no fast module. The same loops with a
+/// slice check the launch can prove (`out[t]`) are still versioned.
+#[test]
+fn shared_array_checks_alone_do_not_version_a_loop() {
+    let src = |write: &str| {
+        format!(
+            "fn k(out: &mut [f32], x: &[f32]) {{
+                let sdata = gpu::shared_array::<f32, 256>();
+                let t = gpu::thread_idx().x as usize;
+                let mut i = gpu::block_idx().x as usize * 512 + t;
+                let mut sum = 0.0f32;
+                while i < x.len() {{
+                    sum += x[i];
+                    i += 512 * gpu::grid_dim().x as usize;
+                }}
+                sdata[t] = sum;
+                gpu::sync_threads();
+                let mut s = 128;
+                while s > 0 {{
+                    if t < s {{
+                        sum += sdata[t + s];
+                        {write}
+                    }}
+                    gpu::sync_threads();
+                    s /= 2;
+                }}
+                if t == 0 {{ out[gpu::block_idx().x as usize] = sum; }}
+            }}"
+        )
+    };
+    let shared_only = compile(&src("sdata[t] = sum;"));
+    assert!(shared_only.fast_ptx.is_none(), "{}", shared_only.ptx);
+    assert!(shared_only.program.host_test.is_none());
+    let with_slice = compile(&src("sdata[t] = sum; out[t] = sum;"));
+    assert!(with_slice.fast_ptx.is_some(), "{}", with_slice.ptx);
+}
