@@ -189,7 +189,8 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident, $wide:ident);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident,
+        $wide:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -1194,10 +1195,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         storage::take::<u32>(stream, order_len)?,
         storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
-    let config = LaunchConfig::new(
-        tiles as u32,
-        if wide { WIDE_BLOCK as u32 } else { block },
-    );
+    let config = LaunchConfig::new(tiles as u32, if wide { WIDE_BLOCK as u32 } else { block });
     for p in 0..passes {
         let pass = p as u32;
         let (current, other) = if alternate && p % 2 == 1 {
@@ -1222,7 +1220,12 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         }
         let mut st = current.slice_mut(..words);
         // The next pass's statuses, which this pass clears (none after the last pass).
-        let mut nx = other.slice_mut(..if alternate && p + 1 < passes { words } else { 0 });
+        let next_words = if alternate && p + 1 < passes {
+            words
+        } else {
+            0
+        };
+        let mut nx = other.slice_mut(..next_words);
         let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.

@@ -77,13 +77,13 @@ pub fn digit_offsets(hist: &mut [u32]) {
     hist[i] = gpu::block::exclusive_sum(c);
 }
 
-/// One tile (`threads·items` keys, `threads` threads: 256, or 384 for the keys-alone kernels of
-/// 1- to 4-byte keys; `items` even, at most 16) of one pass, staged in the shared arrays `staged`
-/// and `staged_pay` (`threads·items` elements each; `staged_pay` may be shorter without
-/// `payload`); `warp_counts` holds 256 counts per warp. Warp `w` loads keys `w·32·ITEMS ..` of the
-/// tile, row by row
-/// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
-/// digit in its own counts in shared memory ("early counts"). Thread `d` (of the first 256) then sums digit `d`
+/// One tile (`threads·items` keys, `threads` threads: 256, or 384 for the keys-alone kernels
+/// of 1- to 4-byte keys; `items` even, at most 16) of one pass, staged in the shared arrays
+/// `staged` and `staged_pay` (`threads·items` elements each; `staged_pay` may be shorter
+/// without `payload`); `warp_counts` holds 256 counts per warp. Warp `w` loads keys
+/// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
+/// before any is used), and counts them per digit in its own counts in shared memory ("early
+/// counts"). Thread `d` (of the first 256) then sums digit `d`
 /// over the warps (each warp's count becomes the place of its first key of digit `d` in the
 /// staged tile) and, with look-back, publishes the tile's count in `status[tile·256 + d]` (a
 /// count with a 2-bit state on top: 1 the tile's own count, 2 the count of every tile up to
