@@ -387,8 +387,10 @@ macro_rules! numbers {
     };
     // Look-back is the default only where it was measured faster: `u32` keys moving a `u32`
     // payload through the three-block pass (9.61 against 11.53 ms for 2^28 pairs on the H200,
-    // eight statuses read per turn; bench/NOTES.md, branch `sortkeys`). Keys alone it is
-    // slower (8.35 against 7.38 ms); the other key types were not measured with it.
+    // eight statuses read per turn; bench/NOTES.md, branch `sortkeys`). Keys alone on the
+    // 256-thread passes it is slower (8.35 against 7.38 ms); the other key types were not
+    // measured with it. (Keys alone of 1- to 4-byte types take the wide passes instead, by
+    // look-back: `SORT_KEYS_WIDE`, branch `sortkeys3`.)
     (@lookback direct) => { true };
     (@lookback gather) => { false };
     (@pass three int $t:ty, $($arg:expr),*) => {
@@ -1341,9 +1343,10 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
 
 /// Sorts `keys` in ascending order: integers by value, floats in IEEE total order (`-NaN <
 /// -inf < .. < -0.0 < +0.0 < .. < +inf < +NaN`, Rust's `f32::total_cmp`). A stable LSD radix
-/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, their exclusive
-/// sum, then the keys placed tile by tile). At most 2^30 - 1 keys ([`Error::InvalidArgument`]
-/// beyond).
+/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, placed after the
+/// earlier tiles' by an exclusive sum of every tile's counts or by looking back at the earlier
+/// tiles' published counts, then the keys placed tile by tile). At most 2^30 - 1 keys
+/// ([`Error::InvalidArgument`] beyond).
 pub fn sort<K: Number>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
