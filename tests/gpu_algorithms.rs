@@ -650,6 +650,108 @@ fn sort_with_look_back() -> cuprum::Result<()> {
     Ok(())
 }
 
+/// Keys alone by the wide passes (384 threads, tiles of 6144 keys, look-back; the default for
+/// 1- to 4-byte keys) forced on and off, and the look-back passes' two alternating status
+/// buffers on and off (off: one buffer cleared before each pass), against the CPU's sort, for
+/// every 1- to 4-byte key type and 8-byte `i64` and `f64` (8-byte keys never take the wide
+/// passes: forcing them on changes nothing),
+/// lengths around the wide tile and over several tiles (a tile looks back past its
+/// predecessor), random keys with and without many repeats. The switches are global: tests
+/// running meanwhile sort with either path, both correct.
+#[test]
+fn sort_keys_wide_and_alternating_statuses() -> cuprum::Result<()> {
+    fn check<K: SortKey>(stream: &Stream, lengths: &[usize], what: &str) -> cuprum::Result<()> {
+        let mut r = fastrand::Rng::new();
+        for &n in lengths {
+            for repeats in [false, true] {
+                let keys: Vec<K> = (0..n).map(|_| K::key(&mut r, repeats)).collect();
+                let mut want = keys.clone();
+                want.sort_by(K::order);
+                let mut dk = stream.to_device(&keys)?;
+                algorithms::sort(stream, &mut dk)?;
+                let got = stream.to_host(&dk)?;
+                for i in 0..n {
+                    assert_eq!(
+                        got[i].bits(),
+                        want[i].bits(),
+                        "{what} {} n={n} repeats={repeats}: key {i}",
+                        std::any::type_name::<K>()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+    fn every_type(stream: &Stream, lengths: &[usize], what: &str) -> cuprum::Result<()> {
+        check::<u8>(stream, lengths, what)?;
+        check::<i8>(stream, lengths, what)?;
+        check::<u16>(stream, lengths, what)?;
+        check::<i16>(stream, lengths, what)?;
+        check::<u32>(stream, lengths, what)?;
+        check::<i32>(stream, lengths, what)?;
+        check::<f32>(stream, lengths, what)?;
+        // 8-byte keys (the same passes for every 8-byte type, and the slowest on the
+        // simulator): one integer and the float.
+        check::<i64>(stream, lengths, what)?;
+        check::<f64>(stream, lengths, what)
+    }
+    for dev in cuprum_testkit::backends()? {
+        let stream = dev.default_stream();
+        let mut lengths = vec![0, 1, 2, 383, 384, 6143, 6144, 6145, 13_001];
+        if !cuprum_testkit::small_inputs(&dev) && !dev.is_simulator() {
+            lengths.push(300_007);
+        }
+        for (wide, alternate, depth) in [
+            (Some(true), None, None),
+            (Some(true), None, Some(1)),
+            (Some(true), Some(false), Some(16)),
+            (Some(false), None, None),
+            (Some(false), Some(false), None),
+        ] {
+            algorithms::__sort_keys_wide(wide);
+            algorithms::__sort_alternate_statuses(alternate);
+            algorithms::__sort_lookback_depth(depth);
+            let what = format!(
+                "{} wide={wide:?} alternate={alternate:?} depth={depth:?}",
+                dev.name()
+            );
+            let result = every_type(&stream, &lengths, &what);
+            algorithms::__sort_keys_wide(None);
+            algorithms::__sort_alternate_statuses(None);
+            algorithms::__sort_lookback_depth(None);
+            result?;
+        }
+        // Pairs (look-back for `u32` keys by default) with either status scheme.
+        for alternate in [Some(false), None] {
+            algorithms::__sort_alternate_statuses(alternate);
+            let result = (|| {
+                let mut r = fastrand::Rng::new();
+                for &n in &lengths {
+                    let keys: Vec<u32> = (0..n).map(|_| r.u32(..1000)).collect();
+                    let values: Vec<u32> = (0..n as u32).collect();
+                    let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(values).collect();
+                    want.sort_by_key(|p| p.0);
+                    let (mut dk, mut dv) = (
+                        stream.to_device(&keys)?,
+                        stream.to_device(&(0..n as u32).collect::<Vec<_>>())?,
+                    );
+                    algorithms::sort_pairs(&stream, &mut dk, &mut dv)?;
+                    let got: Vec<(u32, u32)> = stream
+                        .to_host(&dk)?
+                        .into_iter()
+                        .zip(stream.to_host(&dv)?)
+                        .collect();
+                    assert!(got == want, "pairs alternate={alternate:?} n={n}");
+                }
+                Ok::<(), Error>(())
+            })();
+            algorithms::__sort_alternate_statuses(None);
+            result?;
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn sort_pairs_moves_every_value_type() -> cuprum::Result<()> {
     let dev = cuprum_testkit::device()?;
@@ -715,14 +817,24 @@ fn sort_passes_rank_by_ballots_and_keys_only_passes_fit_three_blocks() {
             ptx.contains("vote.sync.ballot"),
             "{name}: no ballot in its PTX"
         );
-        let three = name.starts_with("pass_keys_") || name.starts_with("pass_int32");
+        // The wide keys-alone passes: 384 threads, two blocks per multiprocessor (768 threads,
+        // as three blocks of 256).
+        let wide = name.starts_with("pass_keys_wide_");
+        let three = !wide && (name.starts_with("pass_keys_") || name.starts_with("pass_int32"));
         assert_eq!(
             ptx.contains(".minnctapersm 3"),
             three,
             "{name}: blocks per multiprocessor"
         );
+        if wide {
+            assert!(
+                ptx.contains(".minnctapersm 2"),
+                "{name}: blocks per multiprocessor"
+            );
+            assert!(ptx.contains(".reqntid 384, 1, 1"), "{name}: block shape");
+        }
     }
-    assert_eq!(passes, 13, "sort pass instances in __kernels()");
+    assert_eq!(passes, 18, "sort pass instances in __kernels()");
 }
 
 #[test]

@@ -388,72 +388,126 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                     "sort pairs",
                 )
             };
-            // The sort passes' two strategies: an exclusive sum of every tile's digit counts (the
-            // default for keys alone), and onesweep's look-back (the default for `u32` keys
-            // with a payload); the `x` rows force each.
-            // The `x` look-back rows also set how many earlier tiles' statuses each turn of
-            // the look-back reads at once (`None`: the default).
-            for (lookback, depth) in [
-                (None, None),
-                (Some(false), None),
-                (Some(true), Some(1)),
-                (Some(true), Some(4)),
-                (Some(true), Some(8)),
-                (Some(true), Some(16)),
-            ] {
-                algorithms::__sort_with_lookback(lookback);
-                algorithms::__sort_lookback_depth(depth);
-                let (keys_name, pairs_name) = match (lookback, depth) {
-                    (None, _) => ("sort u32 keys", "sort (u32, u32) pairs"),
-                    (Some(false), _) => {
-                        ("x sort u32 keys, tile counts", "x sort pairs, tile counts")
+            // The sort passes' strategies: keys alone of `u32` by default on the wide passes
+            // (384 threads, tiles of 6144 keys, look-back), pairs by look-back on 256 threads,
+            // look-back passes alternating two status buffers (no `clear_flags` between
+            // passes). The `x` rows force one factor each: the previous defaults (keys on tile
+            // counts, a `clear_flags` launch before each look-back pass), each strategy of the
+            // 256-thread passes, and how many earlier tiles' statuses each turn of the
+            // look-back reads at once (`None`: 8).
+            struct Config {
+                lookback: Option<bool>,
+                depth: Option<u32>,
+                wide: Option<bool>,
+                alternate: Option<bool>,
+                keys: Option<&'static str>,
+                pairs: Option<&'static str>,
+            }
+            let c = |lookback, depth, wide, alternate, keys, pairs| Config {
+                lookback,
+                depth,
+                wide,
+                alternate,
+                keys,
+                pairs,
+            };
+            let configs = [
+                c(
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some("sort u32 keys"),
+                    Some("sort (u32, u32) pairs"),
+                ),
+                c(
+                    None,
+                    None,
+                    Some(false),
+                    Some(false),
+                    Some("x sort u32 keys, old default (tile counts)"),
+                    Some("x sort pairs, old default (clear_flags)"),
+                ),
+                c(
+                    None,
+                    Some(4),
+                    Some(true),
+                    None,
+                    Some("x sort u32 keys, wide, look-back 4 at once"),
+                    None,
+                ),
+                c(
+                    None,
+                    Some(16),
+                    Some(true),
+                    None,
+                    Some("x sort u32 keys, wide, look-back 16 at once"),
+                    None,
+                ),
+                c(
+                    None,
+                    None,
+                    Some(true),
+                    Some(false),
+                    Some("x sort u32 keys, wide, clear_flags"),
+                    None,
+                ),
+                c(
+                    Some(true),
+                    None,
+                    None,
+                    None,
+                    Some("x sort u32 keys, 256 threads, look-back 8"),
+                    None,
+                ),
+                c(
+                    Some(false),
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some("x sort pairs, tile counts"),
+                ),
+            ];
+            for config in &configs {
+                algorithms::__sort_with_lookback(config.lookback);
+                algorithms::__sort_lookback_depth(config.depth);
+                algorithms::__sort_keys_wide(config.wide);
+                algorithms::__sort_alternate_statuses(config.alternate);
+                if let Some(keys_name) = config.keys {
+                    stream.copy(&dxu, &mut work)?;
+                    algorithms::sort(&stream, &mut work)?;
+                    // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
+                    let sorted = stream.to_host(&work)?;
+                    if !sorted.windows(2).all(|w| w[0] <= w[1])
+                        || sorted != stream.to_host(&cub_keys)?
+                    {
+                        return Err(mismatch("sort"));
                     }
-                    (Some(true), Some(1)) => (
-                        "x sort u32 keys, look-back 1 at once",
-                        "x sort pairs, look-back 1 at once",
-                    ),
-                    (Some(true), Some(4)) => (
-                        "x sort u32 keys, look-back 4 at once",
-                        "x sort pairs, look-back 4 at once",
-                    ),
-                    (Some(true), Some(8)) => (
-                        "x sort u32 keys, look-back 8 at once",
-                        "x sort pairs, look-back 8 at once",
-                    ),
-                    _ => (
-                        "x sort u32 keys, look-back 16 at once",
-                        "x sort pairs, look-back 16 at once",
-                    ),
+                    {
+                        let work = std::cell::RefCell::new(&mut work);
+                        let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
+                        let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
+                        let (a, b) = race(
+                            &stream,
+                            &guard,
+                            rounds,
+                            &mut prepare,
+                            &mut ours,
+                            &mut cub_sort,
+                        )?;
+                        lines.push(Line {
+                            name: keys_name,
+                            unit: "Gkeys/s",
+                            work: n as f64,
+                            ours: a,
+                            theirs: b,
+                        });
+                    }
+                }
+                let Some(pairs_name) = config.pairs else {
+                    continue;
                 };
-                stream.copy(&dxu, &mut work)?;
-                algorithms::sort(&stream, &mut work)?;
-                // CUB's result is the reference (a CPU sort of 2^28 keys would cost the lease 20 s).
-                let sorted = stream.to_host(&work)?;
-                if !sorted.windows(2).all(|w| w[0] <= w[1])
-                    || sorted != stream.to_host(&cub_keys)?
-                {
-                    return Err(mismatch("sort"));
-                }
-                {
-                    let work = std::cell::RefCell::new(&mut work);
-                    let mut prepare = || stream.copy(&dxu, &mut **work.borrow_mut());
-                    let mut ours = || algorithms::sort(&stream, &mut **work.borrow_mut());
-                    let (a, b) = race(
-                        &stream,
-                        &guard,
-                        rounds,
-                        &mut prepare,
-                        &mut ours,
-                        &mut cub_sort,
-                    )?;
-                    lines.push(Line {
-                        name: keys_name,
-                        unit: "Gkeys/s",
-                        work: n as f64,
-                        ours: a,
-                        theirs: b,
-                    });
-                }
 
                 cub_pairs()?;
                 stream.copy(&dxu, &mut work)?;
@@ -495,6 +549,8 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             }
             algorithms::__sort_with_lookback(None);
             algorithms::__sort_lookback_depth(None);
+            algorithms::__sort_keys_wide(None);
+            algorithms::__sort_alternate_statuses(None);
         }
     }
 

@@ -114,10 +114,30 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
         order_in: &(impl DeviceSlice<u32> + ?Sized),
         status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        next: &mut (impl DeviceSliceMut<u32> + ?Sized),
         offsets: &(impl DeviceSlice<u32> + ?Sized),
         pass: u32,
         payload: bool,
         first: bool,
+        lookback: u32,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    /// Keys per tile of the wide keys-alone passes (384 threads, always look-back), 0 for key
+    /// types without them (8-byte keys).
+    const SORT_WIDE_TILE: usize;
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    fn sort_pass_wide(
+        stream: &Stream,
+        config: LaunchConfig,
+        keys_out: &mut (impl DeviceSliceMut<Self> + ?Sized),
+        keys_in: &(impl DeviceSlice<Self> + ?Sized),
+        order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        order_in: &(impl DeviceSlice<u32> + ?Sized),
+        status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        next: &mut (impl DeviceSliceMut<u32> + ?Sized),
+        offsets: &(impl DeviceSlice<u32> + ?Sized),
+        pass: u32,
         lookback: u32,
     ) -> Result<()>;
     #[doc(hidden)]
@@ -169,7 +189,8 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
 }
 
 macro_rules! numbers {
-    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident);*) => {$(
+    ($($kind:ident $t:ty => $w:ty, $h:ty, $pairs:ident, $lanes:tt, $pass:ident,
+        $wide:ident);*) => {$(
         impl sealed::Sealed for $t {}
         impl Number for $t {
             type Wide = $w;
@@ -246,6 +267,7 @@ macro_rules! numbers {
                 order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 order_in: &(impl DeviceSlice<u32> + ?Sized),
                 status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                next: &mut (impl DeviceSliceMut<u32> + ?Sized),
                 offsets: &(impl DeviceSlice<u32> + ?Sized),
                 pass: u32,
                 payload: bool,
@@ -255,13 +277,30 @@ macro_rules! numbers {
                 let shift = 8 * pass;
                 if payload {
                     numbers!(@pass $pass $kind $t, stream, config, keys_out, keys_in, order_out,
-                        order_in, status, offsets, shift, payload, first, lookback,
+                        order_in, status, next, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 } else {
                     numbers!(@pass_keys $kind $t, stream, config, keys_out, keys_in, order_out,
-                        order_in, status, offsets, shift, payload, first, lookback,
+                        order_in, status, next, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
                 }
+            }
+            const SORT_WIDE_TILE: usize = numbers!(@wide_tile $wide);
+            fn sort_pass_wide(
+                stream: &Stream,
+                config: LaunchConfig,
+                keys_out: &mut (impl DeviceSliceMut<$t> + ?Sized),
+                keys_in: &(impl DeviceSlice<$t> + ?Sized),
+                order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                order_in: &(impl DeviceSlice<u32> + ?Sized),
+                status: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                next: &mut (impl DeviceSliceMut<u32> + ?Sized),
+                offsets: &(impl DeviceSlice<u32> + ?Sized),
+                pass: u32,
+                lookback: u32,
+            ) -> Result<()> {
+                numbers!(@pass_wide $wide $kind $t, stream, config, keys_out, keys_in, order_out,
+                    order_in, status, next, offsets, 8 * pass, lookback, numbers!(@last $kind $t))
             }
             fn sort_tile_counts(
                 stream: &Stream,
@@ -348,8 +387,10 @@ macro_rules! numbers {
     };
     // Look-back is the default only where it was measured faster: `u32` keys moving a `u32`
     // payload through the three-block pass (9.61 against 11.53 ms for 2^28 pairs on the H200,
-    // eight statuses read per turn; bench/NOTES.md, branch `sortkeys`). Keys alone it is
-    // slower (8.35 against 7.38 ms); the other key types were not measured with it.
+    // eight statuses read per turn; bench/NOTES.md, branch `sortkeys`). Keys alone on the
+    // 256-thread passes it is slower (8.35 against 7.38 ms); the other key types were not
+    // measured with it. (Keys alone of 1- to 4-byte types take the wide passes instead, by
+    // look-back: `SORT_KEYS_WIDE`, branch `sortkeys3`.)
     (@lookback direct) => { true };
     (@lookback gather) => { false };
     (@pass three int $t:ty, $($arg:expr),*) => {
@@ -377,6 +418,25 @@ macro_rules! numbers {
             $t, <$t as Bits>::U, { <$t as Bits>::ITEMS }, { <$t as Bits>::TILE }
         >::launch($($arg),*)
     };
+    (@wide_tile wide) => { WIDE_BLOCK * WIDE_ITEMS };
+    (@wide_tile narrow) => { 0 };
+    (@pass_wide wide int $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_wide_int::<
+            $t, <$t as Bits>::U, WIDE_ITEMS, { WIDE_BLOCK * WIDE_ITEMS }
+        >::launch($($arg),*)
+    };
+    (@pass_wide wide float $t:ty, $($arg:expr),*) => {
+        sort_kernels::pass_keys_wide_float::<
+            $t, <$t as Bits>::U, WIDE_ITEMS, { WIDE_BLOCK * WIDE_ITEMS }
+        >::launch($($arg),*)
+    };
+    (@pass_wide narrow $kind:ident $t:ty, $($arg:expr),*) => {{
+        let _ = ($($arg),*);
+        Err(Error::InvalidArgument(format!(
+            "no wide sort pass for {} keys",
+            std::any::type_name::<$t>()
+        )))
+    }};
     // The key whose every digit is 255 (in the order-preserving image of its bits).
     (@last int $t:ty) => { <$t>::MAX };
     (@last float $t:ty) => { <$t>::from_bits(<<$t as Bits>::U>::MAX >> 1) };
@@ -471,13 +531,19 @@ macro_rules! numbers {
 // 16-byte vectors that reductions (and float histograms) read (`none`: element by element).
 // Per type: kind, the wide type of sums, the histogram's, how `sort_pairs` moves values of this
 // type, the vector lanes of sums, and the blocks per multiprocessor of its sort passes with
-// payloads (`three`: `pass_int32`, 80 registers; `two`: the others, which spill at 80).
-numbers!(int i8 => i32, i64, gather, none, two; int i16 => i32, i64, gather, none, two;
-    int i32 => i32, i64, gather, 4, three; int i64 => i64, i64, gather, 2, two;
-    int isize => i64, i64, gather, none, two; int u8 => u32, u64, gather, none, two;
-    int u16 => u32, u64, gather, none, two; int u32 => u32, u64, direct, 4, three;
-    int u64 => u64, u64, gather, 2, two; int usize => u64, u64, gather, none, two;
-    float f32 => f32, f32, gather, 4, two; float f64 => f64, f64, gather, 2, two);
+// payloads (`three`: `pass_int32`, 80 registers; `two`: the others, which spill at 80), and
+// whether keys alone sort by the wide passes (`wide`: 1- to 4-byte keys; `narrow`: 8-byte keys,
+// whose staged tile of 6144 would not fit 48 KiB of shared memory).
+numbers!(int i8 => i32, i64, gather, none, two, wide; int i16 => i32, i64, gather, none, two, wide;
+    int i32 => i32, i64, gather, 4, three, wide; int i64 => i64, i64, gather, 2, two, narrow;
+    int isize => i64, i64, gather, none, two, narrow; int u8 => u32, u64, gather, none, two, wide;
+    int u16 => u32, u64, gather, none, two, wide; int u32 => u32, u64, direct, 4, three, wide;
+    int u64 => u64, u64, gather, 2, two, narrow; int usize => u64, u64, gather, none, two, narrow;
+    float f32 => f32, f32, gather, 4, two, wide; float f64 => f64, f64, gather, 2, two, narrow);
+
+/// Threads of the wide keys-alone sort passes, and keys per thread (`pass_keys_wide_*`).
+const WIDE_BLOCK: usize = 384;
+const WIDE_ITEMS: usize = 16;
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -1006,6 +1072,36 @@ pub fn __sort_lookback_depth(depth: Option<u32>) {
     SORT_DEPTH.store(v, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether keys alone of 1- to 4-byte types sort by the wide passes (`pass_keys_wide_*`: 384
+/// threads, tiles of 6144 keys, look-back): `SORT_DEFAULT` where `SORT_LOOKBACK` is also the
+/// default (a forced strategy keeps the 256-thread passes it names), `SORT_OFF` and `SORT_ON`
+/// force either (`SORT_ON` whatever `SORT_LOOKBACK` says; 8-byte keys and passes with payloads
+/// never take them).
+static SORT_KEYS_WIDE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(SORT_DEFAULT);
+
+/// Chooses whether keys alone sort by the wide passes (see `SORT_KEYS_WIDE`; `None`: the
+/// default), for the benchmark's comparison and the tests of both.
+#[doc(hidden)]
+pub fn __sort_keys_wide(on: Option<bool>) {
+    let v = match on {
+        None => SORT_DEFAULT,
+        Some(false) => SORT_OFF,
+        Some(true) => SORT_ON,
+    };
+    SORT_KEYS_WIDE.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether look-back passes alternate two status buffers, each pass clearing the next pass's
+/// (the default), or clear one buffer with a `clear_flags` launch before each pass (`false`:
+/// as before, for the benchmark's comparison).
+static SORT_ALTERNATE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Sets `SORT_ALTERNATE` (`None`: the default, alternating).
+#[doc(hidden)]
+pub fn __sort_alternate_statuses(on: Option<bool>) {
+    SORT_ALTERNATE.store(on.unwrap_or(true), std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Sorts `keys`; with `values`, moves them with their keys (as each pass's payload); with
 /// `with_order` (and no `values`), also returns where each sorted key came from (a buffer of
 /// at least `keys.len()` indices, to give back to the storage).
@@ -1026,11 +1122,22 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     }
     let passes = K::PASSES as usize;
     let block = BLOCK as u32;
-    let lookback = match SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed) {
-        SORT_OFF => false,
-        SORT_ON => true,
-        _ => (values.is_some() || with_order) && K::SORT_PAYLOAD_LOOKBACK,
-    };
+    let moves = values.is_some() || with_order;
+    let strategy = SORT_LOOKBACK.load(std::sync::atomic::Ordering::Relaxed);
+    // Keys alone of 1- to 4-byte types: the wide passes, always by look-back.
+    let wide = K::SORT_WIDE_TILE > 0
+        && !moves
+        && match SORT_KEYS_WIDE.load(std::sync::atomic::Ordering::Relaxed) {
+            SORT_OFF => false,
+            SORT_ON => true,
+            _ => strategy == SORT_DEFAULT,
+        };
+    let lookback = wide
+        || match strategy {
+            SORT_OFF => false,
+            SORT_ON => true,
+            _ => moves && K::SORT_PAYLOAD_LOOKBACK,
+        };
     // The pass kernels' `lookback`: 0, or the statuses each turn of the look-back reads.
     let depth = if lookback {
         SORT_DEPTH.load(std::sync::atomic::Ordering::Relaxed)
@@ -1059,8 +1166,26 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
             &mut h,
         )?;
     }
-    let tiles = n.div_ceil(K::SORT_TILE);
-    let mut status = storage::take::<u32>(stream, 256 * tiles + 1)?;
+    let tiles = n.div_ceil(if wide {
+        K::SORT_WIDE_TILE
+    } else {
+        K::SORT_TILE
+    });
+    // Statuses: the tile counts' exclusive sum, or with look-back each tile's status per digit
+    // and the tile counter (`words`). Look-back passes alternate two buffers: pass `p` reads
+    // and writes `statuses[p % 2]` and clears the other for pass `p + 1` (the pass before
+    // used it, and has finished: one stream), so only the first is cleared here.
+    let words = 256 * tiles + 1;
+    let alternate = lookback && SORT_ALTERNATE.load(std::sync::atomic::Ordering::Relaxed);
+    let mut status = storage::take::<u32>(stream, words)?;
+    let mut status2 = storage::take::<u32>(stream, if alternate { words } else { 0 })?;
+    if alternate {
+        kernels::clear_flags::launch(
+            stream,
+            LaunchConfig::for_elements(words, block),
+            &mut status.slice_mut(..words),
+        )?;
+    }
     // Without look-back: each pass's tile counts, digit-major, before their exclusive sum.
     let mut table = storage::take::<u32>(stream, if lookback { 0 } else { 256 * tiles })?;
     let mut alt = storage::take::<K>(stream, n)?;
@@ -1072,25 +1197,37 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
         storage::take::<u32>(stream, order_len)?,
         storage::take::<u32>(stream, if with_order { n } else { 0 })?,
     ];
-    let config = LaunchConfig::new(tiles as u32, block);
+    let config = LaunchConfig::new(tiles as u32, if wide { WIDE_BLOCK as u32 } else { block });
     for p in 0..passes {
         let pass = p as u32;
-        if lookback {
+        let (current, other) = if alternate && p % 2 == 1 {
+            (&mut status2, &mut status)
+        } else {
+            (&mut status, &mut status2)
+        };
+        if lookback && !alternate {
             kernels::clear_flags::launch(
                 stream,
-                LaunchConfig::for_elements(256 * tiles + 1, block),
-                &mut status.slice_mut(..256 * tiles + 1),
+                LaunchConfig::for_elements(words, block),
+                &mut current.slice_mut(..words),
             )?;
-        } else {
+        } else if !lookback {
             let mut tb = table.slice_mut(..256 * tiles);
             if p % 2 == 0 {
                 K::sort_tile_counts(stream, config, &mut tb, &*keys, pass)?;
             } else {
                 K::sort_tile_counts(stream, config, &mut tb, &alt.slice(..n), pass)?;
             }
-            exclusive_sum(stream, &tb, &mut status.slice_mut(..256 * tiles))?;
+            exclusive_sum(stream, &tb, &mut current.slice_mut(..256 * tiles))?;
         }
-        let mut st = status.slice_mut(..256 * tiles + 1);
+        let mut st = current.slice_mut(..words);
+        // The next pass's statuses, which this pass clears (none after the last pass).
+        let next_words = if alternate && p + 1 < passes {
+            words
+        } else {
+            0
+        };
+        let mut nx = other.slice_mut(..next_words);
         let offsets = hist.slice(256 * p..256 * (p + 1));
         let [a, b] = &mut orders;
         // Even passes move the keys to `alt` and the payloads to `a`, odd passes back.
@@ -1103,6 +1240,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 &mut a.slice_mut(..n),
                 &*v,
                 &mut st,
+                &mut nx,
                 &offsets,
                 pass,
                 true,
@@ -1117,10 +1255,37 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 v,
                 &a.slice(..n),
                 &mut st,
+                &mut nx,
                 &offsets,
                 pass,
                 true,
                 false,
+                depth,
+            )?,
+            (None, true) if wide => K::sort_pass_wide(
+                stream,
+                config,
+                &mut alt.slice_mut(..n),
+                &*keys,
+                &mut a.slice_mut(..0),
+                &b.slice(..0),
+                &mut st,
+                &mut nx,
+                &offsets,
+                pass,
+                depth,
+            )?,
+            (None, false) if wide => K::sort_pass_wide(
+                stream,
+                config,
+                keys,
+                &alt.slice(..n),
+                &mut b.slice_mut(..0),
+                &a.slice(..0),
+                &mut st,
+                &mut nx,
+                &offsets,
+                pass,
                 depth,
             )?,
             (None, true) => K::sort_pass(
@@ -1131,6 +1296,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 &mut a.slice_mut(..order_len),
                 &b.slice(..order_len),
                 &mut st,
+                &mut nx,
                 &offsets,
                 pass,
                 with_order,
@@ -1145,6 +1311,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 &mut b.slice_mut(..order_len),
                 &a.slice(..order_len),
                 &mut st,
+                &mut nx,
                 &offsets,
                 pass,
                 with_order,
@@ -1161,7 +1328,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
     }
     let [a, b] = orders;
     let (order, other) = if passes % 2 == 1 { (a, b) } else { (b, a) };
-    for buffer in [hist, status, table] {
+    for buffer in [hist, status, status2, table] {
         storage::give(stream, buffer);
     }
     storage::give(stream, alt);
@@ -1176,9 +1343,10 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
 
 /// Sorts `keys` in ascending order: integers by value, floats in IEEE total order (`-NaN <
 /// -inf < .. < -0.0 < +0.0 < .. < +inf < +NaN`, Rust's `f32::total_cmp`). A stable LSD radix
-/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, their exclusive
-/// sum, then the keys placed tile by tile). At most 2^30 - 1 keys ([`Error::InvalidArgument`]
-/// beyond).
+/// sort, one pass over the keys per 8-bit digit (each tile's digit counts, placed after the
+/// earlier tiles' by an exclusive sum of every tile's counts or by looking back at the earlier
+/// tiles' published counts, then the keys placed tile by tile). At most 2^30 - 1 keys
+/// ([`Error::InvalidArgument`] beyond).
 pub fn sort<K: Number>(
     stream: &Stream,
     keys: &mut (impl DeviceSliceMut<K> + ?Sized),
@@ -1267,7 +1435,9 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
         pass_keys_int<u8, u8, 16, 4096>, pass_keys_int<u32, u32, 16, 4096>,
         pass_keys_int<i64, u64, 12, 3072>, pass_keys_float<f32, u32, 16, 4096>,
-        pass_keys_float<f64, u64, 12, 3072>,
+        pass_keys_float<f64, u64, 12, 3072>, pass_keys_wide_int<u8, u8, 16, 6144>,
+        pass_keys_wide_int<i16, u16, 16, 6144>, pass_keys_wide_int<u32, u32, 16, 6144>,
+        pass_keys_wide_int<i32, u32, 16, 6144>, pass_keys_wide_float<f32, u32, 16, 6144>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,

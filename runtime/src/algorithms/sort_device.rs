@@ -77,11 +77,13 @@ pub fn digit_offsets(hist: &mut [u32]) {
     hist[i] = gpu::block::exclusive_sum(c);
 }
 
-/// One tile (`256·items` keys, 256 threads; `items` even, at most 16) of one pass, staged in the
-/// shared arrays `staged` and `staged_pay` (`256·items` elements each; `staged_pay` may be
-/// shorter without `payload`). Warp `w` loads keys `w·32·ITEMS ..` of the tile, row by row
-/// (row `j`: 32 consecutive keys; all loads issued before any is used), and counts them per
-/// digit in its own counts in shared memory ("early counts"). Thread `d` then sums digit `d`
+/// One tile (`threads·items` keys, `threads` threads: 256, or 384 for the keys-alone kernels
+/// of 1- to 4-byte keys; `items` even, at most 16) of one pass, staged in the shared arrays
+/// `staged` and `staged_pay` (`threads·items` elements each; `staged_pay` may be shorter
+/// without `payload`); `warp_counts` holds 256 counts per warp. Warp `w` loads keys
+/// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
+/// before any is used), and counts them per digit in its own counts in shared memory ("early
+/// counts"). Thread `d` (of the first 256) then sums digit `d`
 /// over the warps (each warp's count becomes the place of its first key of digit `d` in the
 /// staged tile) and, with look-back, publishes the tile's count in `status[tile·256 + d]` (a
 /// count with a 2-bit state on top: 1 the tile's own count, 2 the count of every tile up to
@@ -95,9 +97,12 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// from there in runs of equal digits, key `s` of the staged tile (of digit `d`) to `offsets[d]
 /// + (keys of digit d in earlier tiles) + s - (keys of smaller digits in this tile)`. The tile
 /// number comes from the counter `status[tiles·256]`, so a tile waits only for tiles of blocks
-/// already running. `walk_after_barrier` puts a barrier between the ranking and the walk (for
-/// ptxas's register allocation only). Index math is in 32 bits: the host sorts fewer than 2^30
-/// keys.
+/// already running. With look-back, block `b` also clears `next[b·256 ..][..256]` (and block 0
+/// the counter `next[tiles·256]`) where `next` is that long: the statuses of the next pass,
+/// which the pass before this one used (the host alternates two status buffers, so no launch
+/// clears them between passes; `next` is empty in the last pass). `walk_after_barrier` puts a
+/// barrier between the ranking and the walk (for ptxas's register allocation only). Index math
+/// is in 32 bits: the host sorts fewer than 2^30 keys.
 ///
 /// Without look-back (`lookback` 0), tile `b` is block `b`, and `status[d·tiles + b]` (`tiles`
 /// = `(len - 1) / 256`) is already the number of keys before the tile's first key of digit `d`:
@@ -112,12 +117,15 @@ pub fn onesweep_tile<K: gpu::Num>(
     pay_out: &mut [u32],
     pay_in: &[u32],
     status: &mut [u32],
+    next: &mut [u32],
     offsets: &[u32],
     shift: u32,
     payload: bool,
     first: bool,
     staged: &mut [K],
     staged_pay: &mut [u32],
+    warp_counts: &mut [u32],
+    threads: u32,
     items: usize,
     lookback: u32,
     walk_after_barrier: bool,
@@ -125,28 +133,41 @@ pub fn onesweep_tile<K: gpu::Num>(
     digit: impl Fn(K, u32) -> u32,
 ) {
     // Body constants: an inlined device function sees its caller's module constants.
-    const WARPS: usize = 8;
     const HALF_MAX: usize = 8;
     const COUNT: u32 = (1 << 30) - 1;
     const OWN: u32 = 1 << 30;
     const UP_TO: u32 = 2 << 30;
     // The most statuses one turn of the look-back reads at once.
     const DEPTH_MAX: usize = 16;
-    let warp_counts = gpu::shared_array::<u32, 2048>();
     let global_at = gpu::shared_array::<u32, 256>();
     let tile_number = gpu::shared_array::<u32, 1>();
     let own = gpu::shared_array::<u32, 256>();
-    // The kernels are launched with exactly 256 threads (`block = 256`); taken `% 256` so that
-    // every shared-memory index below is proven in bounds (no check branches between the
-    // loads of the staging and scatter loops).
-    let t = gpu::thread_idx().x % 256;
+    // The kernels are launched with exactly `threads` threads (`block = 256` or `384`); taken
+    // `% threads` so that every shared-memory index below is proven in bounds (no check
+    // branches between the loads of the staging and scatter loops).
+    let t = gpu::thread_idx().x % threads;
     let (warp, lane) = (t / 32, t % 32);
+    let warps = (threads / 32) as usize;
+    // The first 256 threads each take one digit (every thread with 256 threads).
+    let digit_thread = t < 256;
+    let d = (t % 256) as usize;
     let n = keys_in.len() as u32;
     let tiles = (status.len() - 1) / 256;
     // Each warp clears its own counts: only the warp waits for them (and, with look-back, the
     // block for the tile number).
-    for i in 0..WARPS {
+    for i in 0..8 {
         warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
+    }
+    // The next pass's statuses (see above): plain stores, nothing waits for them.
+    if lookback > 0 && digit_thread {
+        let b = gpu::block_idx().x as usize * 256 + d;
+        if b < next.len() {
+            next[b] = 0;
+        }
+        let c = (status.len() - 1) / 256 * 256;
+        if b == 0 && c < next.len() {
+            next[c] = 0;
+        }
     }
     let tile = if lookback > 0 {
         if t == 0 {
@@ -158,7 +179,7 @@ pub fn onesweep_tile<K: gpu::Num>(
         gpu::sync_warp(gpu::FULL_MASK);
         gpu::block_idx().x
     };
-    let tile_len = 256 * items as u32;
+    let tile_len = threads * items as u32;
     let base = tile * tile_len;
     // The tile's keys (below `tile_len` in the last tile).
     let valid = if n - base < tile_len {
@@ -182,10 +203,10 @@ pub fn onesweep_tile<K: gpu::Num>(
     let rows1 = rows - rows0;
     // Without look-back: the keys of smaller digits, and of digit `t` in earlier tiles, loaded
     // now so that the load's latency passes with the keys'.
-    let placed = if lookback > 0 {
+    let placed = if lookback > 0 || !digit_thread {
         0
     } else {
-        status[t as usize * tiles + tile as usize]
+        status[d * tiles + tile as usize]
     };
     let mut mine0 = [K::ZERO; HALF_MAX];
     let mut mine1 = [K::ZERO; HALF_MAX];
@@ -205,34 +226,39 @@ pub fn onesweep_tile<K: gpu::Num>(
     }
     gpu::sync_threads();
     // Thread d: the keys of digit d before each warp, and the tile's count of digit d, which
-    // it publishes at once.
-    let d = t as usize;
+    // it publishes at once (threads past 256: no digit, a count of 0 in the block's sum).
     let mut count = 0u32;
-    for w in 0..WARPS {
-        count += warp_counts[w * 256 + d];
+    if digit_thread {
+        for w in 0..warps {
+            count += warp_counts[w * 256 + d];
+        }
     }
     let at = tile as usize * 256 + d;
-    if lookback > 0 {
+    if lookback > 0 && digit_thread {
         let state = if tile == 0 { UP_TO } else { OWN };
         gpu::atomic_exch(&mut status[at], state | count);
     }
     let start = gpu::block::exclusive_sum(count);
     // Read again rather than kept in registers across the sum, where the keys are. Each
     // warp's count of digit d becomes the place of its first key of digit d in the tile.
-    let mut slot = start;
-    for w in 0..WARPS {
-        let c = warp_counts[w * 256 + d];
-        warp_counts[w * 256 + d] = slot;
-        slot += c;
+    if digit_thread {
+        let mut slot = start;
+        for w in 0..warps {
+            let c = warp_counts[w * 256 + d];
+            warp_counts[w * 256 + d] = slot;
+            slot += c;
+        }
     }
     // The tile's digit places: without look-back final now (the keys before the tile from
     // the exclusive sum); with it, the look-back below adds the earlier tiles' keys once the
     // keys are staged, as onesweep does (so that the tiles before have had the ranking's time
     // to finish their own look-back), and `own[d]` keeps the count it publishes then.
     // Position of the tile's staged key `s` (of digit d): global_at[d] + s.
-    global_at[d] = if lookback > 0 { offsets[d] } else { placed } - start;
-    if lookback > 0 {
-        own[d] = count;
+    if digit_thread {
+        global_at[d] = if lookback > 0 { offsets[d] } else { placed } - start;
+        if lookback > 0 {
+            own[d] = count;
+        }
     }
     // Rank and stage the keys (and payloads) in digit order (the places of every warp: a
     // barrier).
@@ -253,7 +279,7 @@ pub fn onesweep_tile<K: gpu::Num>(
         // ptxas spills at 128 registers; the others spill with it, at 80).
         gpu::sync_threads();
     }
-    if lookback > 0 && tile > 0 {
+    if lookback > 0 && tile > 0 && digit_thread {
         // (The tile number again from shared memory: not kept in a register across the
         // ranking.)
         let tile = tile_number[0];
@@ -300,7 +326,8 @@ pub fn onesweep_tile<K: gpu::Num>(
     // with the others').
     let place = &global_at[..];
     write_rows(
-        keys_out, pay_out, staged, staged_pay, place, t, valid, half, shift, payload, &digit,
+        keys_out, pay_out, staged, staged_pay, place, t, threads, valid, half, shift, payload,
+        &digit,
     );
     write_rows(
         keys_out,
@@ -308,7 +335,8 @@ pub fn onesweep_tile<K: gpu::Num>(
         staged,
         staged_pay,
         place,
-        t + 256 * half as u32,
+        t + threads * half as u32,
+        threads,
         valid,
         half,
         shift,
@@ -317,11 +345,11 @@ pub fn onesweep_tile<K: gpu::Num>(
     );
 }
 
-/// Writes staged keys `first + 256·j` (`j < count`, below `valid`) and, with `payload`, their
+/// Writes staged keys `first + threads·j` (`j < count`, below `valid`) and, with `payload`, their
 /// payloads to their places: key `s` (of digit `d`) to `place[d] + s`. The staged keys are read
 /// first, all of them, then their places, then the stores: the shared loads are in flight
-/// together (`first + 256·j` is below the tile's length: `first` is the thread number, taken
-/// `% 256`, plus `256·count` at most, so no check branches between them).
+/// together (`first + threads·j` is below the tile's length: `first` is the thread number, taken
+/// `% threads`, plus `threads·count` at most, so no check branches between them).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn write_rows<K: gpu::Num>(
@@ -331,6 +359,7 @@ fn write_rows<K: gpu::Num>(
     staged_pay: &[u32],
     place: &[u32],
     first: u32,
+    threads: u32,
     valid: u32,
     count: usize,
     shift: u32,
@@ -340,24 +369,24 @@ fn write_rows<K: gpu::Num>(
     const HALF_MAX: usize = 8;
     let mut ks = [K::ZERO; HALF_MAX];
     for j in 0..count {
-        ks[j] = staged[(first + 256 * j as u32) as usize];
+        ks[j] = staged[(first + threads * j as u32) as usize];
     }
     let mut to = [0u32; HALF_MAX];
     for j in 0..count {
-        to[j] = place[(digit(ks[j], shift) & 255) as usize] + first + 256 * j as u32;
+        to[j] = place[(digit(ks[j], shift) & 255) as usize] + first + threads * j as u32;
     }
     for j in 0..count {
-        if first + 256 * (j as u32) < valid {
+        if first + threads * (j as u32) < valid {
             keys_out[to[j] as usize] = ks[j];
         }
     }
     if payload {
         let mut pays = [0u32; HALF_MAX];
         for j in 0..count {
-            pays[j] = staged_pay[(first + 256 * j as u32) as usize];
+            pays[j] = staged_pay[(first + threads * j as u32) as usize];
         }
         for j in 0..count {
-            if first + 256 * (j as u32) < valid {
+            if first + threads * (j as u32) < valid {
                 pay_out[to[j] as usize] = pays[j];
             }
         }

@@ -58,6 +58,7 @@ macro_rules! int_pass {
             pay_out: &mut [u32],
             pay_in: &[u32],
             status: &mut [u32],
+            next: &mut [u32],
             offsets: &[u32],
             shift: u32,
             payload: bool,
@@ -72,6 +73,7 @@ macro_rules! int_pass {
             };
             let staged = gpu::shared_array::<K, TILE>();
             let staged_pay = gpu::shared_array::<u32, TILE>();
+            let warp_counts = gpu::shared_array::<u32, 2048>();
             // Launched only for passes that move a payload (`payload` is true).
             let _ = payload;
             sort_device::onesweep_tile(
@@ -80,12 +82,15 @@ macro_rules! int_pass {
                 pay_out,
                 pay_in,
                 status,
+                next,
                 offsets,
                 shift,
                 true,
                 first,
                 staged,
                 staged_pay,
+                warp_counts,
+                256,
                 ITEMS,
                 lookback,
                 false,
@@ -126,6 +131,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     pay_out: &mut [u32],
     pay_in: &[u32],
     status: &mut [u32],
+    next: &mut [u32],
     offsets: &[u32],
     shift: u32,
     payload: bool,
@@ -136,6 +142,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     let sign = U::ONE << (U::MAX.count_ones() - 1);
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, TILE>();
+    let warp_counts = gpu::shared_array::<u32, 2048>();
     // Launched only for passes that move a payload (`payload` is true).
     let _ = payload;
     sort_device::onesweep_tile(
@@ -144,12 +151,15 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         pay_out,
         pay_in,
         status,
+        next,
         offsets,
         shift,
         true,
         first,
         staged,
         staged_pay,
+        warp_counts,
+        256,
         ITEMS,
         lookback,
         true,
@@ -178,6 +188,7 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
     pay_out: &mut [u32],
     pay_in: &[u32],
     status: &mut [u32],
+    next: &mut [u32],
     offsets: &[u32],
     shift: u32,
     payload: bool,
@@ -193,18 +204,22 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
     let staged = gpu::shared_array::<K, TILE>();
     let _ = (payload, first);
     let staged_pay = gpu::shared_array::<u32, 1>();
+    let warp_counts = gpu::shared_array::<u32, 2048>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
         pay_out,
         pay_in,
         status,
+        next,
         offsets,
         shift,
         false,
         false,
         staged,
         staged_pay,
+        warp_counts,
+        256,
         ITEMS,
         lookback,
         false,
@@ -225,6 +240,7 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
     pay_out: &mut [u32],
     pay_in: &[u32],
     status: &mut [u32],
+    next: &mut [u32],
     offsets: &[u32],
     shift: u32,
     payload: bool,
@@ -236,20 +252,121 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
     let staged = gpu::shared_array::<K, TILE>();
     let _ = (payload, first);
     let staged_pay = gpu::shared_array::<u32, 1>();
+    let warp_counts = gpu::shared_array::<u32, 2048>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
         pay_out,
         pay_in,
         status,
+        next,
         offsets,
         shift,
         false,
         false,
         staged,
         staged_pay,
+        warp_counts,
+        256,
         ITEMS,
         lookback,
+        false,
+        last,
+        |k: K, s: u32| {
+            let b: U = k.to_bits();
+            let m = if b & sign != U::ZERO { !b } else { b | sign };
+            ((m >> s) & (255 as U)) as u32
+        },
+    );
+}
+
+/// `pass_keys_int` on wider tiles, for keys alone of 1- to 4-byte integers: 384 threads (twelve
+/// warps, two blocks per multiprocessor: 768 threads, as `pass_keys_int`'s three blocks of 256)
+/// and `TILE = 384·ITEMS` keys, always with look-back (`lookback` 0 is taken as 1): a tile
+/// half again as long as `pass_keys_int`'s makes two thirds as many tiles, started half again
+/// as far apart, so each tile's look-back walks back over fewer of them, for more keys.
+#[kernel(block = 384, min_blocks = 2, instances((i8, u8, 16, 6144), (i16, u16, 16, 6144),
+    (i32, u32, 16, 6144), (u8, u8, 16, 6144), (u16, u16, 16, 6144), (u32, u32, 16, 6144)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_wide_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    next: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    lookback: u32,
+    last: K,
+) {
+    let flip = if K::MIN < K::ZERO {
+        U::ONE << (U::MAX.count_ones() - 1)
+    } else {
+        U::ZERO
+    };
+    let staged = gpu::shared_array::<K, TILE>();
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    let warp_counts = gpu::shared_array::<u32, 3072>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        next,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        warp_counts,
+        384,
+        ITEMS,
+        lookback.max(1),
+        false,
+        last,
+        |k: K, s: u32| ((((k as U) ^ flip) >> s) & (255 as U)) as u32,
+    );
+}
+
+/// `pass_keys_wide_int` for `f32` keys (IEEE total order, as `pass_keys_float`).
+#[kernel(block = 384, min_blocks = 2, instances((f32, u32, 16, 6144)))]
+#[allow(clippy::too_many_arguments)]
+pub fn pass_keys_wide_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
+    keys_out: &mut [K],
+    keys_in: &[K],
+    pay_out: &mut [u32],
+    pay_in: &[u32],
+    status: &mut [u32],
+    next: &mut [u32],
+    offsets: &[u32],
+    shift: u32,
+    lookback: u32,
+    last: K,
+) {
+    let sign = U::ONE << (U::MAX.count_ones() - 1);
+    let staged = gpu::shared_array::<K, TILE>();
+    let staged_pay = gpu::shared_array::<u32, 1>();
+    let warp_counts = gpu::shared_array::<u32, 3072>();
+    sort_device::onesweep_tile(
+        keys_out,
+        keys_in,
+        pay_out,
+        pay_in,
+        status,
+        next,
+        offsets,
+        shift,
+        false,
+        false,
+        staged,
+        staged_pay,
+        warp_counts,
+        384,
+        ITEMS,
+        lookback.max(1),
         false,
         last,
         |k: K, s: u32| {
