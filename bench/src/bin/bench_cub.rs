@@ -394,7 +394,7 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
             // passes). The `x` rows force one factor each: the previous defaults (keys on tile
             // counts, a `clear_flags` launch before each look-back pass), each strategy of the
             // 256-thread passes, and how many earlier tiles' statuses each turn of the
-            // look-back reads at once (`None`: 8).
+            // look-back reads at once (`None`: 16 on the wide passes, 8 on the others).
             struct Config {
                 lookback: Option<bool>,
                 depth: Option<u32>,
@@ -438,10 +438,10 @@ fn run(rounds: usize, log2_n: u32, only: &str) -> cuprum::Result<Vec<Line>> {
                 ),
                 c(
                     None,
-                    Some(16),
+                    Some(8),
                     Some(true),
                     None,
-                    Some("x sort u32 keys, wide, look-back 16 at once"),
+                    Some("x sort u32 keys, wide, look-back 8 at once"),
                     None,
                 ),
                 c(

@@ -1060,15 +1060,19 @@ pub fn __sort_with_lookback(on: Option<bool>) {
 }
 
 /// How many earlier tiles' statuses one turn of a sort pass's look-back reads at once (1 to
-/// 16; the pass kernels' `lookback` argument).
-static SORT_DEPTH: std::sync::atomic::AtomicU32 =
-    std::sync::atomic::AtomicU32::new(SORT_DEPTH_DEFAULT);
+/// 16; the pass kernels' `lookback` argument); 0: the default, `SORT_DEPTH_DEFAULT` for the
+/// 256-thread passes and `SORT_DEPTH_WIDE` for the wide keys-alone passes.
+static SORT_DEPTH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 const SORT_DEPTH_DEFAULT: u32 = 8;
+/// The wide keys-alone passes read 16 statuses per turn: 7.72 ms against 7.77 with 8 for 2^28
+/// u32 keys on an H100, in two runs (bench/NOTES.md, 2026-12-06 sortkeys3); pairs gained
+/// nothing from 16, so they keep 8.
+const SORT_DEPTH_WIDE: u32 = 16;
 
-/// Sets the look-back's statuses read at once (`None`: the default), for the benchmark.
+/// Sets the look-back's statuses read at once (`None`: the defaults), for the benchmark.
 #[doc(hidden)]
 pub fn __sort_lookback_depth(depth: Option<u32>) {
-    let v = depth.unwrap_or(SORT_DEPTH_DEFAULT).clamp(1, 16);
+    let v = depth.map_or(0, |d| d.clamp(1, 16));
     SORT_DEPTH.store(v, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -1139,10 +1143,11 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
             _ => moves && K::SORT_PAYLOAD_LOOKBACK,
         };
     // The pass kernels' `lookback`: 0, or the statuses each turn of the look-back reads.
-    let depth = if lookback {
-        SORT_DEPTH.load(std::sync::atomic::Ordering::Relaxed)
-    } else {
-        0
+    let depth = match SORT_DEPTH.load(std::sync::atomic::Ordering::Relaxed) {
+        _ if !lookback => 0,
+        0 if wide => SORT_DEPTH_WIDE,
+        0 => SORT_DEPTH_DEFAULT,
+        d => d,
     };
     let mut hist = storage::take::<u32>(stream, 256 * passes)?;
     if lookback {
