@@ -159,6 +159,17 @@ fn declared(b: &Block, out: &mut HashSet<LocalId>) {
     }
 }
 
+/// The smallest range holding every one of `ranges` (`None` if any is unknown or there are
+/// none).
+fn hull(ranges: impl Iterator<Item = Option<Range>>) -> Option<Range> {
+    let mut all: Option<Range> = None;
+    for r in ranges {
+        let r = r?;
+        all = Some(all.map_or(r, |a| (a.0.min(r.0), a.1.max(r.1))));
+    }
+    all
+}
+
 fn plain_local(e: &Expr) -> Option<LocalId> {
     match &e.kind {
         ExprKind::Read(p) => place_local(p),
@@ -172,8 +183,10 @@ fn place_local(p: &Place) -> Option<LocalId> {
 
 struct Pass<'a> {
     f: &'a Function,
-    /// Immutable locals bound by `let x = init`, with their initial value.
-    lets: HashMap<LocalId, &'a Expr>,
+    /// Immutable locals bound by `let x = init`, with their initial values: more than one
+    /// where `bounds` versioned the body (the copy binds the same locals again), and the
+    /// local's range is then the hull of its values' ranges.
+    lets: HashMap<LocalId, Vec<&'a Expr>>,
     /// Locals that an assignment writes (whatever their declaration says).
     assigned: HashSet<LocalId>,
     max_block: [i128; 3],
@@ -188,10 +201,9 @@ impl<'a> Pass<'a> {
                     pat: Pattern::Local(id),
                     init,
                 } if !self.f.locals[*id].mutable => {
-                    // A local bound twice (shadowing reuses no ids, but be safe) has no value.
-                    if self.lets.insert(*id, init).is_some() {
-                        self.lets.remove(id);
-                    }
+                    // A local bound twice (the versioned copy's `let`s bind the same locals
+                    // again) holds one of its values wherever it is read.
+                    self.lets.entry(*id).or_default().push(init);
                     self.collect_expr(init);
                 }
                 Stmt::Let { init, .. } | Stmt::Expr(init) => self.collect_expr(init),
@@ -249,13 +261,13 @@ impl<'a> Pass<'a> {
             ExprKind::Len(p) if p.proj.is_empty() && fixed(p.base) => (0, i128::from(i64::MAX)),
             ExprKind::Read(p) if fixed(p.base) => match p.proj.as_slice() {
                 [] => match self.lets.get(&p.base) {
-                    Some(init) => self.range(init, depth + 1)?,
+                    Some(inits) => hull(inits.iter().map(|i| self.range(i, depth + 1)))?,
                     None if self.f.params.contains(&p.base) => t,
                     None => return None,
                 },
                 [Proj::Field(k)] => {
-                    let init = self.lets.get(&p.base)?;
-                    self.dim3_field(init, *k)?
+                    let inits = self.lets.get(&p.base)?;
+                    hull(inits.iter().map(|i| self.dim3_field(i, *k)))?
                 }
                 _ => return None,
             },
