@@ -284,9 +284,11 @@ fn version_body(
     let kept_in_loops = in_loops
         .iter()
         .any(|(s, slice)| *slice && !elide.contains(s) && !sites.is_elided(*s));
-    // A loop's checks of fixed-length (shared) arrays alone do not pay for the copy either:
-    // reduce6's tree loop (`sdata[t + s]`) made one whose grid-stride loop lost its unrolling,
-    // 8% slower on an H100 (bench/NOTES.md, 2026-12-06).
+    // A loop's checks of fixed-length (shared) arrays alone do not make a copy either: the one
+    // reduce6's tree loop (`sdata[t + s]`) made ran 8% slower on an H100. That copy's loss was
+    // `passes::counted` dropping its twice-bound `let` stride (fixed since: the copy now
+    // unrolls); this rule is what was measured, and undoing it awaits a measurement
+    // (bench/NOTES.md, 2026-12-06; experiments/2026-12-06-reduce6-copy-again.patch).
     let elides_slice_in_loop = elide.iter().any(|s| in_loops.get(s) == Some(&true));
     if has_loop && (kept_in_loops || !elides_slice_in_loop) {
         return body;
