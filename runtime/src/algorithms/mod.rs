@@ -120,26 +120,12 @@ pub trait Number: Element + gpu::Num + cudarc::driver::ValidAsZeroBits + sealed:
         payload: bool,
         first: bool,
         lookback: u32,
+        wide: bool,
     ) -> Result<()>;
     #[doc(hidden)]
-    /// Keys per tile of the wide keys-alone passes (384 threads, always look-back), 0 for key
-    /// types without them (8-byte keys).
+    /// Keys per tile of the wide keys-alone passes (384 threads, always look-back; `sort_pass`
+    /// with `wide`), 0 for key types without them (8-byte keys).
     const SORT_WIDE_TILE: usize;
-    #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    fn sort_pass_wide(
-        stream: &Stream,
-        config: LaunchConfig,
-        keys_out: &mut (impl DeviceSliceMut<Self> + ?Sized),
-        keys_in: &(impl DeviceSlice<Self> + ?Sized),
-        order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
-        order_in: &(impl DeviceSlice<u32> + ?Sized),
-        status: &mut (impl DeviceSliceMut<u32> + ?Sized),
-        next: &mut (impl DeviceSliceMut<u32> + ?Sized),
-        offsets: &(impl DeviceSlice<u32> + ?Sized),
-        pass: u32,
-        lookback: u32,
-    ) -> Result<()>;
     #[doc(hidden)]
     fn sort_tile_counts(
         stream: &Stream,
@@ -273,9 +259,15 @@ macro_rules! numbers {
                 payload: bool,
                 first: bool,
                 lookback: u32,
+                wide: bool,
             ) -> Result<()> {
                 let shift = 8 * pass;
-                if payload {
+                if wide {
+                    // Keys alone (`payload` is false): the wide kernels take no payload flags.
+                    numbers!(@pass_wide $wide $kind $t, stream, config, keys_out, keys_in,
+                        order_out, order_in, status, next, offsets, shift, lookback,
+                        numbers!(@last $kind $t))
+                } else if payload {
                     numbers!(@pass $pass $kind $t, stream, config, keys_out, keys_in, order_out,
                         order_in, status, next, offsets, shift, payload, first, lookback,
                         numbers!(@last $kind $t))
@@ -286,22 +278,6 @@ macro_rules! numbers {
                 }
             }
             const SORT_WIDE_TILE: usize = numbers!(@wide_tile $wide);
-            fn sort_pass_wide(
-                stream: &Stream,
-                config: LaunchConfig,
-                keys_out: &mut (impl DeviceSliceMut<$t> + ?Sized),
-                keys_in: &(impl DeviceSlice<$t> + ?Sized),
-                order_out: &mut (impl DeviceSliceMut<u32> + ?Sized),
-                order_in: &(impl DeviceSlice<u32> + ?Sized),
-                status: &mut (impl DeviceSliceMut<u32> + ?Sized),
-                next: &mut (impl DeviceSliceMut<u32> + ?Sized),
-                offsets: &(impl DeviceSlice<u32> + ?Sized),
-                pass: u32,
-                lookback: u32,
-            ) -> Result<()> {
-                numbers!(@pass_wide $wide $kind $t, stream, config, keys_out, keys_in, order_out,
-                    order_in, status, next, offsets, 8 * pass, lookback, numbers!(@last $kind $t))
-            }
             fn sort_tile_counts(
                 stream: &Stream,
                 config: LaunchConfig,
@@ -1251,6 +1227,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 true,
                 false,
                 depth,
+                wide,
             )?,
             (Some(v), false) => K::sort_pass(
                 stream,
@@ -1266,32 +1243,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 true,
                 false,
                 depth,
-            )?,
-            (None, true) if wide => K::sort_pass_wide(
-                stream,
-                config,
-                &mut alt.slice_mut(..n),
-                &*keys,
-                &mut a.slice_mut(..0),
-                &b.slice(..0),
-                &mut st,
-                &mut nx,
-                &offsets,
-                pass,
-                depth,
-            )?,
-            (None, false) if wide => K::sort_pass_wide(
-                stream,
-                config,
-                keys,
-                &alt.slice(..n),
-                &mut b.slice_mut(..0),
-                &a.slice(..0),
-                &mut st,
-                &mut nx,
-                &offsets,
-                pass,
-                depth,
+                wide,
             )?,
             (None, true) => K::sort_pass(
                 stream,
@@ -1307,6 +1259,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 with_order,
                 p == 0,
                 depth,
+                wide,
             )?,
             (None, false) => K::sort_pass(
                 stream,
@@ -1322,6 +1275,7 @@ fn sort_keys<K: Number, P: DeviceSliceMut<u32> + ?Sized>(
                 with_order,
                 false,
                 depth,
+                wide,
             )?,
         }
     }
