@@ -26,6 +26,34 @@ pub fn random_scalar(lo: f32, hi: f32) -> f32 {
     random_f32(1, lo, hi)[0]
 }
 
+/// The CPU reference of a matrix product: `a` is `m × k` and `b` is `k × n`, both row-major,
+/// summed over the first `used` (at most `k`) columns of `a` and rows of `b`. Returns the
+/// product (`m × n`) and, per element, the sum of its terms' magnitudes: the `scale` that
+/// [`compare_f32`] takes.
+pub fn gemm_f32(
+    a: &[f32],
+    b: &[f32],
+    (m, n, k): (usize, usize, usize),
+    used: usize,
+) -> (Vec<f32>, Vec<f32>) {
+    assert!(
+        used <= k && a.len() >= m * k && b.len() >= k * n,
+        "gemm_f32: shapes"
+    );
+    let mut want = vec![0.0f32; m * n];
+    let mut scale = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            for p in 0..used {
+                let term = a[i * k + p] * b[p * n + j];
+                want[i * n + j] += term;
+                scale[i * n + j] += term.abs();
+            }
+        }
+    }
+    (want, scale)
+}
+
 /// Checks `got` against `want` element by element: `|g - w| <= tol * (scale + |w|)` where
 /// `scale` is the magnitude of the operands that produced `w`. Returns the largest error
 /// relative to that bound's scale, or a description of the first mismatch.

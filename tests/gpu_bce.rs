@@ -5,7 +5,7 @@
 //! declared with `block = (X, Y)` refuses any other block shape.
 
 use cuprum::prelude::*;
-use cuprum_testkit::{backends, compare_f32, random_f32, random_u32};
+use cuprum_testkit::{backends, compare_f32, gemm_f32, random_f32, random_u32};
 
 #[path = "kernels/bce.rs"]
 mod bce;
@@ -137,16 +137,7 @@ fn fast_matmul_multiplies() -> cuprum::Result<()> {
         let grid = (n.div_ceil(TPB) as u32, n.div_ceil(TPB) as u32);
         launch!(fast_matmul<<<grid, (16, 16), stream>>>(&mut c, &da, &db, n))?;
         let got = stream.to_host(&c)?;
-        let mut want = vec![0.0f32; n * n];
-        let mut scale = vec![0.0f32; n * n];
-        for y in 0..n {
-            for x in 0..n {
-                for k in 0..n {
-                    want[y * n + x] += a[y * n + k] * b[k * n + x];
-                    scale[y * n + x] += (a[y * n + k] * b[k * n + x]).abs();
-                }
-            }
-        }
+        let (want, scale) = gemm_f32(&a, &b, (n, n, n), n);
         compare_f32(&got, &want, &scale, 4.0 * n as f32 * f32::EPSILON)
             .unwrap_or_else(|e| panic!("n = {n}: {e}"));
         let refused = launch!(fast_matmul<<<grid, (16, 8), stream>>>(&mut c, &da, &db, n));
@@ -685,16 +676,7 @@ fn sgemm_tiles_is_versioned_on_the_block_shape_and_the_last_tile() -> cuprum::Re
         let used = k / tile * tile;
         let (a, b) = (random_f32(m * k, -1.0, 1.0), random_f32(k * n, -1.0, 1.0));
         let product = |c: &[f32], what: &str| {
-            let mut want = vec![0.0f32; m * n];
-            let mut mag = vec![0.0f32; m * n];
-            for i in 0..m {
-                for j in 0..n {
-                    for p in 0..used {
-                        want[i * n + j] += a[i * k + p] * b[p * n + j];
-                        mag[i * n + j] += (a[i * k + p] * b[p * n + j]).abs();
-                    }
-                }
-            }
+            let (want, mag) = gemm_f32(&a, &b, (m, n, k), used);
             compare_f32(c, &want, &mag, 4.0 * k as f32 * f32::EPSILON)
                 .unwrap_or_else(|e| panic!("{what}, m {m} n {n} k {k}: {e}"));
         };
