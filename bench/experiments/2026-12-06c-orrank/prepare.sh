@@ -9,7 +9,7 @@ git diff --quiet || { echo "prepare.sh: the work tree has changes" >&2; exit 1; 
 for p in /.gpu/ /.gpuz/ '/.dev-*/'; do grep -qxF "$p" .git/info/exclude || echo "$p" >> .git/info/exclude; done
 [ -n "${SKIP_PACK:-}" ] || ../shared/tools/gpu-pack
 mkdir -p .gpuz .dev-lead; [ -n "${SKIP_PACK:-}" ] || tar cJf .gpuz/gpu.tar.xz .gpu
-cp $D/call*.sh .dev-lead/
+cp $D/call*.sh $D/common.sh .dev-lead/
 b() { cargo build --release -p cuprum-bench --bin "$2"; cp "target/release/$2" ".dev-lead/$1"; strip ".dev-lead/$1"; }
 git apply $D/1-or-keys256.patch && b or-bench_cub bench_cub
 git apply $D/2-orwide14-on-1.patch && b orwide-bench_cub bench_cub && git apply -R $D/2-orwide14-on-1.patch
