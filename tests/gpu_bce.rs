@@ -675,8 +675,8 @@ fn sgemm_tiles_is_versioned_on_the_block_shape_and_the_last_tile() -> cuprum::Re
         let k = tile * (scale + rng.usize(1..4)) + rng.usize(1..tile);
         let used = k / tile * tile;
         let (a, b) = (random_f32(m * k, -1.0, 1.0), random_f32(k * n, -1.0, 1.0));
+        let (want, mag) = gemm_f32(&a, &b, (m, n, k), used);
         let product = |c: &[f32], what: &str| {
-            let (want, mag) = gemm_f32(&a, &b, (m, n, k), used);
             compare_f32(c, &want, &mag, 4.0 * k as f32 * f32::EPSILON)
                 .unwrap_or_else(|e| panic!("{what}, m {m} n {n} k {k}: {e}"));
         };
