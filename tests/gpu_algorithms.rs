@@ -650,7 +650,7 @@ fn sort_with_look_back() -> cuprum::Result<()> {
     Ok(())
 }
 
-/// Keys alone by the wide passes (384 threads, tiles of 6144 keys, look-back; the default for
+/// Keys alone by the wide passes (384 threads, tiles of 5376 keys, look-back; the default for
 /// 1- to 4-byte keys) forced on and off, and the look-back passes' two alternating status
 /// buffers on and off (off: one buffer cleared before each pass), against the CPU's sort, for
 /// every 1- to 4-byte key type and 8-byte `i64` and `f64` (8-byte keys never take the wide
@@ -697,7 +697,7 @@ fn sort_keys_wide_and_alternating_statuses() -> cuprum::Result<()> {
     }
     for dev in cuprum_testkit::backends()? {
         let stream = dev.default_stream();
-        let mut lengths = vec![0, 1, 2, 383, 384, 6143, 6144, 6145, 13_001];
+        let mut lengths = vec![0, 1, 2, 383, 384, 5375, 5376, 5377, 13_001];
         if !cuprum_testkit::small_inputs(&dev) && !dev.is_simulator() {
             lengths.push(300_007);
         }
@@ -800,12 +800,15 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
     Ok(())
 }
 
-/// The sort passes find a key's peers of its digit by eight ballots, not `match_any_sync`
-/// (`MATCH.ANY` on sm_90: 2^28 `u32` keys in 12.62 against 9.22 ms on the H200, bench/NOTES.md,
-/// branch `sort`), and the kernels meant for three blocks per multiprocessor ask ptxas for them
-/// (80 registers; `ptxas_accepts_every_algorithm_kernel` checks that they do not spill).
+/// The sort passes never find a key's peers of its digit by `match_any_sync` (`MATCH.ANY` on
+/// sm_90: 2^28 `u32` keys in 12.62 against 9.22 ms by ballots on the H200, bench/NOTES.md,
+/// branch `sort`): the passes that move payloads take eight ballots per row, the keys-alone
+/// passes one shared atomic-or per key into their warp's digit masks (bench/NOTES.md,
+/// 2026-12-06 `orrank`); and the kernels meant for three blocks per multiprocessor ask ptxas
+/// for them (80 registers; `ptxas_accepts_every_algorithm_kernel` checks that they do not
+/// spill).
 #[test]
-fn sort_passes_rank_by_ballots_and_keys_only_passes_fit_three_blocks() {
+fn sort_passes_rank_by_masks_or_ballots_and_keys_only_passes_fit_three_blocks() {
     let mut passes = 0;
     for (name, _, ptx) in algorithms::__kernels() {
         if !name.starts_with("pass_") {
@@ -813,14 +816,21 @@ fn sort_passes_rank_by_ballots_and_keys_only_passes_fit_three_blocks() {
         }
         passes += 1;
         assert!(!ptx.contains("match.any"), "{name}: match.any in its PTX");
-        assert!(
+        let keys_alone = name.starts_with("pass_keys_");
+        assert_eq!(
+            ptx.contains("atom.shared.or.b32"),
+            keys_alone,
+            "{name}: ranking by masks"
+        );
+        assert_eq!(
             ptx.contains("vote.sync.ballot"),
-            "{name}: no ballot in its PTX"
+            !keys_alone,
+            "{name}: ranking by ballots"
         );
         // The wide keys-alone passes: 384 threads, two blocks per multiprocessor (768 threads,
         // as three blocks of 256).
         let wide = name.starts_with("pass_keys_wide_");
-        let three = !wide && (name.starts_with("pass_keys_") || name.starts_with("pass_int32"));
+        let three = !wide && (keys_alone || name.starts_with("pass_int32"));
         assert_eq!(
             ptx.contains(".minnctapersm 3"),
             three,

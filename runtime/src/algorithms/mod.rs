@@ -517,9 +517,11 @@ numbers!(int i8 => i32, i64, gather, none, two, wide; int i16 => i32, i64, gathe
     int u64 => u64, u64, gather, 2, two, narrow; int usize => u64, u64, gather, none, two, narrow;
     float f32 => f32, f32, gather, 4, two, wide; float f64 => f64, f64, gather, 2, two, narrow);
 
-/// Threads of the wide keys-alone sort passes, and keys per thread (`pass_keys_wide_*`).
+/// Threads of the wide keys-alone sort passes, and keys per thread (`pass_keys_wide_*`): 14, so
+/// that the staged tile (5376 keys), the warps' counts and their digit masks fit the 48 KiB of
+/// static shared memory (48,272 bytes with the rest).
 const WIDE_BLOCK: usize = 384;
-const WIDE_ITEMS: usize = 16;
+const WIDE_ITEMS: usize = 14;
 
 /// The unsigned type of a key's bits (the sort kernels' second type) and the keys per thread
 /// and per tile of its sort passes (the pass kernels' instances).
@@ -1053,7 +1055,7 @@ pub fn __sort_lookback_depth(depth: Option<u32>) {
 }
 
 /// Whether keys alone of 1- to 4-byte types sort by the wide passes (`pass_keys_wide_*`: 384
-/// threads, tiles of 6144 keys, look-back): `SORT_DEFAULT` where `SORT_LOOKBACK` is also the
+/// threads, tiles of 5376 keys, look-back): `SORT_DEFAULT` where `SORT_LOOKBACK` is also the
 /// default (a forced strategy keeps the 256-thread passes it names), `SORT_OFF` and `SORT_ON`
 /// force either (`SORT_ON` whatever `SORT_LOOKBACK` says; 8-byte keys and passes with payloads
 /// never take them).
@@ -1394,9 +1396,9 @@ pub fn __kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         pass_float<f32, u32, 16, 4096>, pass_float<f64, u64, 12, 3072>,
         pass_keys_int<u8, u8, 16, 4096>, pass_keys_int<u32, u32, 16, 4096>,
         pass_keys_int<i64, u64, 12, 3072>, pass_keys_float<f32, u32, 16, 4096>,
-        pass_keys_float<f64, u64, 12, 3072>, pass_keys_wide_int<u8, u8, 16, 6144>,
-        pass_keys_wide_int<i16, u16, 16, 6144>, pass_keys_wide_int<u32, u32, 16, 6144>,
-        pass_keys_wide_int<i32, u32, 16, 6144>, pass_keys_wide_float<f32, u32, 16, 6144>,
+        pass_keys_float<f64, u64, 12, 3072>, pass_keys_wide_int<u8, u8, 14, 5376>,
+        pass_keys_wide_int<i16, u16, 14, 5376>, pass_keys_wide_int<u32, u32, 14, 5376>,
+        pass_keys_wide_int<i32, u32, 14, 5376>, pass_keys_wide_float<f32, u32, 14, 5376>,
         tile_counts_int<u8, u8, 16>, tile_counts_int<u32, u32, 16>, tile_counts_int<i64, u64, 12>,
         tile_counts_float<f32, u32, 16>, tile_counts_float<f64, u64, 12>,
         gather<u8>, gather<u32>, gather<f64>, digit_starts, clear_flags, clear_words,

@@ -80,7 +80,8 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// One tile (`threads·items` keys, `threads` threads: 256, or 384 for the keys-alone kernels
 /// of 1- to 4-byte keys; `items` even, at most 16) of one pass, staged in the shared arrays
 /// `staged` and `staged_pay` (`threads·items` elements each; `staged_pay` may be shorter
-/// without `payload`); `warp_counts` holds 256 counts per warp. Warp `w` loads keys
+/// without `payload`); `warp_counts` holds 256 counts per warp, and with `rank_or`,
+/// `warp_masks` 256 digit masks per warp (otherwise it is not read). Warp `w` loads keys
 /// `w·32·ITEMS ..` of the tile, row by row (row `j`: 32 consecutive keys; all loads issued
 /// before any is used), and counts them per digit in its own counts in shared memory ("early
 /// counts"). Thread `d` (of the first 256) then sums digit `d`
@@ -88,8 +89,9 @@ pub fn digit_offsets(hist: &mut [u32]) {
 /// staged tile) and, with look-back, publishes the tile's count in `status[tile·256 + d]` (a
 /// count with a 2-bit state on top: 1 the tile's own count, 2 the count of every tile up to
 /// it). Each warp then ranks its rows in order (the keys of a row's digit found by eight
-/// ballots, the row's places taken from the warp's place of the digit by one atomic of the
-/// lowest such lane, then a shuffle: index order, so the sort is stable) and stores each key
+/// ballots, or with `rank_or` by one shared atomic-or per key into the warp's masks; the row's
+/// places taken from the warp's place of the digit by the lowest such lane, then a shuffle:
+/// index order, so the sort is stable) and stores each key
 /// (and its `u32` payload when `payload`; with `first`, the payload is the key's index) at its
 /// place, in digit order. With look-back, thread `d` then looks back for the keys of digit `d`
 /// in the tiles before, `lookback` statuses at once (onesweep's order: the walk after the
@@ -125,6 +127,8 @@ pub fn onesweep_tile<K: gpu::Num>(
     staged: &mut [K],
     staged_pay: &mut [u32],
     warp_counts: &mut [u32],
+    warp_masks: &mut [u32],
+    rank_or: bool,
     threads: u32,
     items: usize,
     lookback: u32,
@@ -157,6 +161,11 @@ pub fn onesweep_tile<K: gpu::Num>(
     // block for the tile number).
     for i in 0..8 {
         warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
+    }
+    if rank_or {
+        for i in 0..8 {
+            warp_masks[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
+        }
     }
     // The next pass's statuses (see above): plain stores, nothing waits for them.
     if lookback > 0 && digit_thread {
@@ -264,12 +273,22 @@ pub fn onesweep_tile<K: gpu::Num>(
     // barrier).
     gpu::sync_threads();
     let slots = &mut warp_counts[(warp * 256) as usize..];
-    rank_rows(
-        staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit,
-    );
-    rank_rows(
-        staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit,
-    );
+    if rank_or {
+        let masks = &mut warp_masks[(warp * 256) as usize..];
+        rank_rows_or(
+            staged, staged_pay, &mine0, &pays0, half, slots, masks, shift, payload, &digit,
+        );
+        rank_rows_or(
+            staged, staged_pay, &mine1, &pays1, half, slots, masks, shift, payload, &digit,
+        );
+    } else {
+        rank_rows(
+            staged, staged_pay, &mine0, &pays0, half, slots, shift, payload, &digit,
+        );
+        rank_rows(
+            staged, staged_pay, &mine1, &pays1, half, slots, shift, payload, &digit,
+        );
+    }
     // Look back, per digit, for the keys of this digit in the tiles before: `lookback`
     // statuses read at once (tiles `k, k - 1, ..`), summed in order up to the first count of
     // every tile up to it; an unpublished status (0) is read again in the next turn.
@@ -487,6 +506,50 @@ fn rank_rows<K: gpu::Num>(
             first = gpu::atomic_add_block(&mut slots[d as usize], peers[j].count_ones());
         }
         let s = gpu::shfl_sync(gpu::FULL_MASK, first, peers[j].trailing_zeros()) + before;
+        staged[(s as usize).min(last)] = mine[j];
+        if payload {
+            staged_pay[(s as usize).min(last_pay)] = pays[j];
+        }
+    }
+}
+
+/// `rank_rows` for keys alone, the peers of each row found by one shared atomic per key
+/// instead of eight ballots per row: each lane sets its bit in the warp's mask of its digit
+/// (`masks`, 256 per warp, zero between rows), reads the mask back (its digit's peers), and
+/// the lowest lane of each digit takes the row's places from `slots` and clears the mask.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn rank_rows_or<K: gpu::Num>(
+    staged: &mut [K],
+    staged_pay: &mut [u32],
+    mine: &[K],
+    pays: &[u32],
+    count: usize,
+    slots: &mut [u32],
+    masks: &mut [u32],
+    shift: u32,
+    payload: bool,
+    digit: impl Fn(K, u32) -> u32,
+) {
+    let lt = gpu::lanemask_lt();
+    let bit = lt + 1;
+    let last = staged.len() - 1;
+    let last_pay = staged_pay.len() - 1;
+    for j in 0..count {
+        let d = (digit(mine[j], shift) & 255) as usize;
+        gpu::atomic_or_block(&mut masks[d], bit);
+        gpu::sync_warp(gpu::FULL_MASK);
+        let peers = masks[d];
+        gpu::sync_warp(gpu::FULL_MASK);
+        let before = (peers & lt).count_ones();
+        let mut first = 0u32;
+        if before == 0 {
+            first = slots[d];
+            slots[d] = first + peers.count_ones();
+            masks[d] = 0;
+        }
+        gpu::sync_warp(gpu::FULL_MASK);
+        let s = gpu::shfl_sync(gpu::FULL_MASK, first, peers.trailing_zeros()) + before;
         staged[(s as usize).min(last)] = mine[j];
         if payload {
             staged_pay[(s as usize).min(last_pay)] = pays[j];

@@ -74,6 +74,7 @@ macro_rules! int_pass {
             let staged = gpu::shared_array::<K, TILE>();
             let staged_pay = gpu::shared_array::<u32, TILE>();
             let warp_counts = gpu::shared_array::<u32, 2048>();
+    let no_masks = gpu::shared_array::<u32, 1>();
             // Launched only for passes that move a payload (`payload` is true).
             let _ = payload;
             sort_device::onesweep_tile(
@@ -90,6 +91,8 @@ macro_rules! int_pass {
                 staged,
                 staged_pay,
                 warp_counts,
+                no_masks,
+                false,
                 256,
                 ITEMS,
                 lookback,
@@ -143,6 +146,7 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, TILE>();
     let warp_counts = gpu::shared_array::<u32, 2048>();
+    let no_masks = gpu::shared_array::<u32, 1>();
     // Launched only for passes that move a payload (`payload` is true).
     let _ = payload;
     sort_device::onesweep_tile(
@@ -159,6 +163,8 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
         staged,
         staged_pay,
         warp_counts,
+        no_masks,
+        false,
         256,
         ITEMS,
         lookback,
@@ -173,7 +179,9 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
 }
 
 /// `pass_int` for keys without payloads (`payload` and `first` are ignored: false), at three
-/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads).
+/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads), its rows
+/// ranked by digit masks (`rank_rows_or`: one shared atomic-or per key, not eight ballots per
+/// row).
 ///
 /// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
 /// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
@@ -205,6 +213,7 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
     let _ = (payload, first);
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 2048>();
+    let masks = gpu::shared_array::<u32, 2048>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -219,6 +228,8 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
         staged,
         staged_pay,
         warp_counts,
+        masks,
+        true,
         256,
         ITEMS,
         lookback,
@@ -253,6 +264,7 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
     let _ = (payload, first);
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 2048>();
+    let masks = gpu::shared_array::<u32, 2048>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -267,6 +279,8 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
         staged,
         staged_pay,
         warp_counts,
+        masks,
+        true,
         256,
         ITEMS,
         lookback,
@@ -282,11 +296,12 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
 
 /// `pass_keys_int` on wider tiles, for keys alone of 1- to 4-byte integers: 384 threads (twelve
 /// warps, two blocks per multiprocessor: 768 threads, as `pass_keys_int`'s three blocks of 256)
-/// and `TILE = 384·ITEMS` keys, always with look-back (`lookback` 0 is taken as 1): a tile
-/// half again as long as `pass_keys_int`'s makes two thirds as many tiles, started half again
-/// as far apart, so each tile's look-back walks back over fewer of them, for more keys.
-#[kernel(block = 384, min_blocks = 2, instances((i8, u8, 16, 6144), (i16, u16, 16, 6144),
-    (i32, u32, 16, 6144), (u8, u8, 16, 6144), (u16, u16, 16, 6144), (u32, u32, 16, 6144)))]
+/// and `TILE = 384·ITEMS` keys (14 per thread: the tile, the counts and the digit masks in 48
+/// KiB), always with look-back (`lookback` 0 is taken as 1): a longer tile than
+/// `pass_keys_int`'s makes fewer tiles, started further apart, so each tile's look-back walks
+/// back over fewer of them, for more keys. Rows are ranked by digit masks (`rank_rows_or`).
+#[kernel(block = 384, min_blocks = 2, instances((i8, u8, 14, 5376), (i16, u16, 14, 5376),
+    (i32, u32, 14, 5376), (u8, u8, 14, 5376), (u16, u16, 14, 5376), (u32, u32, 14, 5376)))]
 #[allow(clippy::too_many_arguments)]
 pub fn pass_keys_wide_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
@@ -308,6 +323,7 @@ pub fn pass_keys_wide_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TI
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 3072>();
+    let masks = gpu::shared_array::<u32, 3072>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -322,6 +338,8 @@ pub fn pass_keys_wide_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TI
         staged,
         staged_pay,
         warp_counts,
+        masks,
+        true,
         384,
         ITEMS,
         lookback.max(1),
@@ -332,7 +350,7 @@ pub fn pass_keys_wide_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TI
 }
 
 /// `pass_keys_wide_int` for `f32` keys (IEEE total order, as `pass_keys_float`).
-#[kernel(block = 384, min_blocks = 2, instances((f32, u32, 16, 6144)))]
+#[kernel(block = 384, min_blocks = 2, instances((f32, u32, 14, 5376)))]
 #[allow(clippy::too_many_arguments)]
 pub fn pass_keys_wide_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: usize>(
     keys_out: &mut [K],
@@ -350,6 +368,7 @@ pub fn pass_keys_wide_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, cons
     let staged = gpu::shared_array::<K, TILE>();
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 3072>();
+    let masks = gpu::shared_array::<u32, 3072>();
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -364,6 +383,8 @@ pub fn pass_keys_wide_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, cons
         staged,
         staged_pay,
         warp_counts,
+        masks,
+        true,
         384,
         ITEMS,
         lookback.max(1),
