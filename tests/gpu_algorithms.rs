@@ -802,9 +802,9 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
 
 /// The sort passes never find a key's peers of its digit by `match_any_sync` (`MATCH.ANY` on
 /// sm_90: 2^28 `u32` keys in 12.62 against 9.22 ms by ballots on the H200, bench/NOTES.md,
-/// branch `sort`): the passes that move payloads take eight ballots per row, the keys-alone
-/// passes one shared atomic-or per key into their warp's digit masks (bench/NOTES.md,
-/// 2026-12-06 `orrank`); and the kernels meant for three blocks per multiprocessor ask ptxas
+/// branch `sort`): the passes that move payloads, and those of 8-byte keys alone, take eight
+/// ballots per row; the keys-alone passes of 1- to 4-byte keys one shared atomic-or per key
+/// into their warp's digit masks (bench/NOTES.md, 2026-12-06 `orrank` and 2026-12-07); and the kernels meant for three blocks per multiprocessor ask ptxas
 /// for them (80 registers; `ptxas_accepts_every_algorithm_kernel` checks that they do not
 /// spill).
 #[test]
@@ -817,14 +817,16 @@ fn sort_passes_rank_by_masks_or_ballots_and_keys_only_passes_fit_three_blocks() 
         passes += 1;
         assert!(!ptx.contains("match.any"), "{name}: match.any in its PTX");
         let keys_alone = name.starts_with("pass_keys_");
+        // Keys alone of up to 4 bytes by masks; 8-byte keys (their bits in a `u64`) by ballots.
+        let masks = keys_alone && !name.contains("u64");
         assert_eq!(
             ptx.contains("atom.shared.or.b32"),
-            keys_alone,
+            masks,
             "{name}: ranking by masks"
         );
         assert_eq!(
             ptx.contains("vote.sync.ballot"),
-            !keys_alone,
+            !masks,
             "{name}: ranking by ballots"
         );
         // The wide keys-alone passes: 384 threads, two blocks per multiprocessor (768 threads,

@@ -179,9 +179,10 @@ pub fn pass_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TILE: us
 }
 
 /// `pass_int` for keys without payloads (`payload` and `first` are ignored: false), at three
-/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads), its rows
-/// ranked by digit masks (`rank_rows_or`: one shared atomic-or per key, not eight ballots per
-/// row).
+/// blocks per multiprocessor (80 registers; `pass_int` needs more for the payloads). Rows of 1-
+/// to 4-byte keys are ranked by digit masks (`rank_rows_or`: one shared atomic-or per key, not
+/// eight ballots per row); 8-byte keys, sorted by tile counts by default, keep the ballots
+/// (masks measured no faster on that path: bench/NOTES.md, 2026-12-07).
 ///
 /// One pass of the sort, integer keys, tiles of `TILE = 256·ITEMS` keys (fewer for 8-byte
 /// keys, whose staged tile and payloads must fit in 48 KiB of shared memory). `last` is a key
@@ -214,6 +215,8 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 2048>();
     let masks = gpu::shared_array::<u32, 2048>();
+    // Masks for keys of up to 4 bytes; 8-byte keys (tile counts by default) keep ballots.
+    let rank_or = U::MAX.count_ones() < 64;
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -229,7 +232,7 @@ pub fn pass_keys_int<K: gpu::Int, U: gpu::Int, const ITEMS: usize, const TILE: u
         staged_pay,
         warp_counts,
         masks,
-        true,
+        rank_or,
         256,
         ITEMS,
         lookback,
@@ -265,6 +268,8 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
     let staged_pay = gpu::shared_array::<u32, 1>();
     let warp_counts = gpu::shared_array::<u32, 2048>();
     let masks = gpu::shared_array::<u32, 2048>();
+    // Masks for keys of up to 4 bytes; 8-byte keys (tile counts by default) keep ballots.
+    let rank_or = U::MAX.count_ones() < 64;
     sort_device::onesweep_tile(
         keys_out,
         keys_in,
@@ -280,7 +285,7 @@ pub fn pass_keys_float<K: gpu::Float, U: gpu::Int, const ITEMS: usize, const TIL
         staged_pay,
         warp_counts,
         masks,
-        true,
+        rank_or,
         256,
         ITEMS,
         lookback,
