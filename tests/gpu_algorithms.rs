@@ -804,9 +804,9 @@ fn sort_u32_2_pow_28_on_the_gpu() -> cuprum::Result<()> {
 /// sm_90: 2^28 `u32` keys in 12.62 against 9.22 ms by ballots on the H200, bench/NOTES.md,
 /// branch `sort`): the passes that move payloads, and those of 8-byte keys alone, take eight
 /// ballots per row; the keys-alone passes of 1- to 4-byte keys one shared atomic-or per key
-/// into their warp's digit masks (bench/NOTES.md, 2026-12-06 `orrank` and 2026-12-07); and the kernels meant for three blocks per multiprocessor ask ptxas
-/// for them (80 registers; `ptxas_accepts_every_algorithm_kernel` checks that they do not
-/// spill).
+/// into their warp's digit masks (bench/NOTES.md, 2026-12-06 `orrank` and 2026-12-07); and
+/// the kernels meant for three blocks per multiprocessor ask ptxas for them (80 registers;
+/// `ptxas_accepts_every_algorithm_kernel` checks that they do not spill).
 #[test]
 fn sort_passes_rank_by_masks_or_ballots_and_keys_only_passes_fit_three_blocks() {
     let mut passes = 0;

@@ -160,11 +160,10 @@ pub fn onesweep_tile<K: gpu::Num>(
     // Each warp clears its own counts: only the warp waits for them (and, with look-back, the
     // block for the tile number).
     for i in 0..8 {
-        warp_counts[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
-    }
-    if rank_or {
-        for i in 0..8 {
-            warp_masks[(warp * 256 + lane + 32 * i as u32) as usize] = 0;
+        let c = (warp * 256 + lane + 32 * i as u32) as usize;
+        warp_counts[c] = 0;
+        if rank_or {
+            warp_masks[c] = 0;
         }
     }
     // The next pass's statuses (see above): plain stores, nothing waits for them.
@@ -513,10 +512,11 @@ fn rank_rows<K: gpu::Num>(
     }
 }
 
-/// `rank_rows` for keys alone, the peers of each row found by one shared atomic per key
-/// instead of eight ballots per row: each lane sets its bit in the warp's mask of its digit
-/// (`masks`, 256 per warp, zero between rows), reads the mask back (its digit's peers), and
-/// the lowest lane of each digit takes the row's places from `slots` and clears the mask.
+/// `rank_rows` with the peers of each row found by one shared atomic per key instead of eight
+/// ballots per row (the keys-alone passes of 1- to 4-byte keys use it): each lane sets its bit
+/// in the warp's mask of its digit (`masks`, 256 per warp, zero between rows), reads the mask
+/// back (its digit's peers), and the lowest lane of each digit takes the row's places from
+/// `slots` and clears the mask. The places are handed over and stored as in `rank_rows`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn rank_rows_or<K: gpu::Num>(

@@ -74,7 +74,7 @@ macro_rules! int_pass {
             let staged = gpu::shared_array::<K, TILE>();
             let staged_pay = gpu::shared_array::<u32, TILE>();
             let warp_counts = gpu::shared_array::<u32, 2048>();
-    let no_masks = gpu::shared_array::<u32, 1>();
+            let no_masks = gpu::shared_array::<u32, 1>();
             // Launched only for passes that move a payload (`payload` is true).
             let _ = payload;
             sort_device::onesweep_tile(
